@@ -1,0 +1,28 @@
+# Two commands for a newcomer (see README): `make demo` sets up and runs the main job,
+# `make test` runs the tests. Both create .venv and install the package on first use.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+
+.PHONY: demo test lint bench clean
+
+demo: $(VENV)/.installed
+	$(BIN)/sim deal-stats --preset rummy101 --rack-size 22 --samples 100000 --seed 1 \
+		--out data/demo/deal-stats-rummy101-r22.parquet --overwrite
+
+test: $(VENV)/.installed
+	$(BIN)/python -m pytest
+
+lint: $(VENV)/.installed
+	$(BIN)/ruff check .
+
+bench: $(VENV)/.installed
+	$(BIN)/python benchmarks/bench_opening.py
+
+$(VENV)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --disable-pip-version-check -e ".[dev]"
+	touch $@
+
+clean:
+	rm -rf $(VENV) data/demo

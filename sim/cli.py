@@ -1,0 +1,199 @@
+"""The ``sim`` command: solve racks, run dealt-rack statistics, list presets and rules.
+
+Every bad input (a tile token, a rules value, a flag, a damaged file) ends in one line
+``error: ...`` on standard error and exit status 2; nothing is written.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from sim.errors import SimError
+
+app = typer.Typer(
+    add_completion=False,
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    help="Simulation and analytics for rummy games with tiles and cards.",
+)
+
+PresetOpt = Annotated[str, typer.Option("--preset", "-p", help="Rules preset (see `sim presets`).")]
+SetOpt = Annotated[list[str] | None, typer.Option(
+    "--set", help="Change a rules field: --set open_points=91 (repeatable).")]
+
+
+def _fail(message: str, code: int = 2):
+    typer.echo(f"error: {message}", err=True)
+    raise typer.Exit(code)
+
+
+def _friendly(fn):
+    """Turn our input errors into one line and exit status 2."""
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except SimError as e:
+            _fail(str(e))
+    return wrapper
+
+
+def _rules(preset_name: str, settings: list[str] | None):
+    from sim.rules import preset
+
+    rules = preset(preset_name)
+    if settings:
+        pairs = {}
+        for item in settings:
+            key, sep, value = item.partition("=")
+            if not sep or not key.strip():
+                raise SimError(f"--set {item!r}: expected key=value, e.g. --set open_points=91")
+            pairs[key.strip()] = value
+        rules = rules.with_settings(pairs)
+    return rules
+
+
+@app.command()
+@_friendly
+def presets() -> None:
+    """List the rules presets."""
+    from sim.rules import PRESETS
+
+    for name, r in PRESETS.items():
+        extra = f", open {r.open_points} points" + (f" or {r.open_pairs} pairs" if r.open_pairs else "")
+        if r.family == "rummy101-cards":
+            extra = f", match to {r.target}"
+        typer.echo(f"{name:22} {r.family}, {r.threshold_mode} thresholds{extra}")
+
+
+@app.command()
+@_friendly
+def rules(name: Annotated[str, typer.Argument(help="Preset name.")] = "rummy101",
+          settings: SetOpt = None) -> None:
+    """Print a preset's rules as JSON (with --set changes applied)."""
+    typer.echo(json.dumps(_rules(name, settings).to_dict(), indent=2))
+
+
+def _solve_line(text: str, rules, must_use: str | None) -> dict:
+    from sim.solver.api import best_opening
+    from sim.tiles import parse_rack
+
+    rack = parse_rack(text)
+    return {"rack": str(rack), **best_opening(rack, rules, must_use=must_use).to_dict()}
+
+
+def _describe(rack_text: str, rules, must_use: str | None) -> str:
+    from sim.solver.api import best_opening
+    from sim.tiles import parse_rack
+
+    rack = parse_rack(rack_text)
+    o = best_opening(rack, rules, must_use=must_use)
+    forced = f", with {must_use.upper()} in a meld (T-TAKE-2)" if must_use else ""
+    verdict = "can open" if o.can_open_melds else "cannot open"
+    lines = [f"rack ({len(rack)} tiles): {rack}    rules: {rules.name}{forced}",
+             f"best melds: {o.value} points, {verdict} by melds (needs {rules.open_points})"]
+    for m in o.melds:
+        lines.append(f"  {m!s:34} {m.value:4}")
+    if rules.has_pairs_opening:
+        verdict = "can open" if o.can_open_pairs else "cannot open"
+        lines.append(f"most pairs: {o.pairs}, {verdict} by pairs (needs {rules.open_pairs})")
+    lines.append(f"left on the rack: {o.left or '-'}")
+    lines.append(f"can open: {'yes' if o.can_open else 'no'}")
+    return "\n".join(lines)
+
+
+@app.command()
+@_friendly
+def solve(
+    rack: Annotated[list[str], typer.Argument(
+        help="The rack, e.g. R7 R8 R9 K12 B12 Y12 J (quoted or not); "
+             "'-' reads one rack per line from stdin.")],
+    preset_name: PresetOpt = "rummy101",
+    must_use: Annotated[str | None, typer.Option(
+        "--must-use", help="A tile that must lie in a meld: the discard just taken (T-TAKE-2).")] = None,
+    as_json: Annotated[bool, typer.Option(
+        "--json", help="Print JSON (one object per line with '-').")] = False,
+    settings: SetOpt = None,
+) -> None:
+    """Best opening of a rack: melds value and melds, most pairs, whether it can open."""
+    rules = _rules(preset_name, settings)
+    text = " ".join(rack)
+    if text.strip() != "-":
+        if as_json:
+            typer.echo(json.dumps(_solve_line(text, rules, must_use)))
+        else:
+            typer.echo(_describe(text, rules, must_use))
+        return
+    failed = 0
+    for number, line in enumerate(sys.stdin, start=1):
+        line = line.strip()
+        if not line:
+            continue
+        try:
+            result = _solve_line(line, rules, must_use)
+        except SimError as e:
+            failed += 1
+            result = {"line": number, "input": line, "error": str(e)}
+        if as_json:
+            typer.echo(json.dumps(result))
+        elif "error" in result:
+            typer.echo(f"line {number}: error: {result['error']}")
+        else:
+            typer.echo(f"{result['rack']}: value {result['value']}, pairs {result['pairs']}, "
+                       f"can open {'yes' if result['can_open'] else 'no'}; melds: "
+                       + (", ".join(result["melds"]) or "-"))
+    if failed:
+        typer.echo(f"error: {failed} line(s) could not be read", err=True)
+        raise typer.Exit(1)
+
+
+@app.command("deal-stats")
+@_friendly
+def deal_stats(
+    preset_name: PresetOpt = "rummy101",
+    rack_size: Annotated[int | None, typer.Option(
+        "--rack-size", help="Tiles per rack [default: the preset's deal, 21 in rummy101].")] = None,
+    samples: Annotated[int, typer.Option("--samples", "-n", help="Racks to deal.")] = 100_000,
+    seed: Annotated[int, typer.Option("--seed", help="Seed: the same seed gives the same racks.")] = 1,
+    jobs: Annotated[int | None, typer.Option(
+        "--jobs", "-j", help="Worker processes [default: all cores].")] = None,
+    out: Annotated[Path | None, typer.Option(
+        "--out", "-o",
+        help="Parquet file [default: data/deal-stats/<preset>-r<size>-n<samples>-s<seed>.parquet].")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the summary as one JSON object.")] = False,
+    overwrite: Annotated[bool, typer.Option(
+        "--overwrite", help="Replace --out even if it is not a deal-stats table.")] = False,
+    progress: Annotated[bool, typer.Option("--progress/--no-progress", help="Show a progress bar.")] = True,
+    settings: SetOpt = None,
+) -> None:
+    """Deal racks from the full tile set and tell how often they can open (with 95% intervals)."""
+    from sim import dealstats
+
+    rules = _rules(preset_name, settings)
+    size = rack_size if rack_size is not None else rules.deal_size()
+    if out is None:
+        out = Path("data/deal-stats") / f"{rules.name}-r{size}-n{samples}-s{seed}.parquet"
+    dealstats.prepare_output(out, overwrite)
+    stats = dealstats.run_deal_stats(rules, size, samples, seed, jobs=jobs, progress=progress)
+    dealstats.write(stats, out)
+    summary = stats.summary()
+    if as_json:
+        summary.update({"rack_size": size, "seed": seed, "seconds": round(stats.seconds, 3),
+                        "out": str(out)})
+        typer.echo(json.dumps(summary))
+    else:
+        typer.echo(dealstats.format_summary(summary, size, seed, stats.seconds, out))
+
+
+def main() -> None:
+    app()
+
+
+if __name__ == "__main__":
+    main()

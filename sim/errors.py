@@ -1,0 +1,18 @@
+"""The project's error types: every bad input raises one of these with a message that
+names what is wrong, so the CLI can print it in one line and exit non-zero."""
+
+
+class SimError(ValueError):
+    """Base of every error this package raises on bad input."""
+
+
+class NotationError(SimError):
+    """A tile, card, rack or meld written in the notation could not be read (RULES.md, Notation)."""
+
+
+class RulesError(SimError):
+    """A rules value, preset name or rules JSON is not allowed."""
+
+
+class DatasetError(SimError):
+    """A dataset on disk is missing, corrupt or not one of ours."""

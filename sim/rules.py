@@ -1,0 +1,249 @@
+"""The rules in force: one frozen, validated :class:`Rules` per variant, and named presets.
+
+Every field is a parameter of RULES.md with the default given there; a preset is a
+Rules value with a name (``sim.preset("rummy101")``). Rules travel as JSON into every
+Parquet file and report, and come back through :meth:`Rules.from_json`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from dataclasses import dataclass, fields
+from typing import Any, get_type_hints
+
+from sim.errors import RulesError
+
+FAMILIES = ("rummy101", "rummikub", "rummy101-cards")
+THRESHOLD_MODES = ("fixed", "increasing")
+
+
+@dataclass(frozen=True)
+class Rules:
+    """One variant's rules. Construct through :func:`preset` and :meth:`replace`.
+
+    >>> r = preset("rummy101").replace(threshold_mode="increasing", players=3)
+    >>> r.open_points, r.threshold_mode, r.players
+    (101, 'increasing', 3)
+    >>> Rules.from_json(r.to_json()) == r
+    True
+    """
+
+    name: str
+    family: str
+    players: int = 4
+    # Deal (T-SET-2, K-SET-1, C-SET-1). rack_size 0 for cards means "10 with 2 players, else 7".
+    rack_size: int = 21
+    starter_extra: int = 1
+    jokers: int = 2
+    # Opening (T-OPEN, T-THR, K-OPEN-1). open_pairs 0: no pairs opening (Rummikub, cards).
+    open_points: int = 101
+    open_pairs: int = 5
+    threshold_mode: str = "fixed"
+    keep_discard: bool = True  # T-OPEN-4: a tile must remain for the discard
+    # Melds (T-MELD-4, K-MELD-2): jokers allowed in a set of three; K-VAR wrap_runs.
+    group_of_three_max_jokers: int = 2
+    wrap_runs: bool = False
+    # Jokers (T-BTN-1, T-VAL-1, K-END-1).
+    button_jokers: int = 0
+    joker_penalty: int = 101
+    # Rummikub house variants (K-VAR).
+    locked_jokers: bool = False
+    easing_open: bool = False
+    easing_step: int = 5
+    easing_every: int = 3
+    easing_floor: int = 10
+    last_call: bool = False
+    # Cards (C-SET-1, C-MATCH-1, C-TEAM-1).
+    decks: int = 1
+    target: int = 101
+    partners: bool = False
+
+    def __post_init__(self) -> None:
+        _validate(self)
+
+    # --- conversions -------------------------------------------------------------------
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), sort_keys=True)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Rules:
+        if not isinstance(data, dict):
+            raise RulesError(f"rules must be a JSON object, got {type(data).__name__}")
+        known = {f.name for f in fields(cls)}
+        unknown = sorted(set(data) - known)
+        if unknown:
+            raise RulesError(f"unknown rules field {unknown[0]!r}; known fields: {', '.join(sorted(known))}")
+        family = data.get("family")
+        if family not in FAMILIES:
+            raise RulesError(f"family: must be one of {', '.join(FAMILIES)} (got {family!r})")
+        base = _FAMILY_BASE[family]
+        values = {**base.to_dict(), **data}
+        _check_types(values)
+        return cls(**values)
+
+    @classmethod
+    def from_json(cls, text: str) -> Rules:
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as e:
+            raise RulesError(f"rules JSON is not valid JSON: {e}") from None
+        return cls.from_dict(data)
+
+    def replace(self, **changes: Any) -> Rules:
+        """A validated copy with some fields changed (unknown field names are rejected)."""
+        known = {f.name for f in fields(self)}
+        for key in changes:
+            if key not in known:
+                raise RulesError(f"unknown rules field {key!r}; known fields: {', '.join(sorted(known))}")
+        values = {**self.to_dict(), **changes}
+        _check_types(values)
+        return Rules(**values)
+
+    def with_settings(self, settings: dict[str, str]) -> Rules:
+        """A copy with fields set from text values (``--set open_points=91``), typed by field."""
+        hints = get_type_hints(Rules)
+        changes: dict[str, Any] = {}
+        for key, text in settings.items():
+            if key not in hints:
+                known = ", ".join(sorted(hints))
+                raise RulesError(f"unknown rules field {key!r}; known fields: {known}")
+            changes[key] = _parse_value(key, hints[key], text)
+        return self.replace(**changes)
+
+    # --- derived -----------------------------------------------------------------------
+
+    @property
+    def has_pairs_opening(self) -> bool:
+        return self.open_pairs > 0
+
+    def deal_size(self, starter: bool = False) -> int:
+        """Tiles (cards) dealt to one player: T-SET-2, K-SET-1, C-SET-1."""
+        if self.family == "rummy101-cards":
+            return self.rack_size or (10 if self.players == 2 else 7)
+        return self.rack_size + (self.starter_extra if starter else 0)
+
+
+def _parse_value(key: str, typ: Any, text: str) -> Any:
+    text = text.strip()
+    if typ is bool:
+        low = text.lower()
+        if low in ("1", "true", "yes", "on"):
+            return True
+        if low in ("0", "false", "no", "off"):
+            return False
+        raise RulesError(f"{key}: expected true or false, got {text!r}")
+    if typ is int:
+        try:
+            return int(text)
+        except ValueError:
+            raise RulesError(f"{key}: expected a whole number, got {text!r}") from None
+    return text
+
+
+def _check_types(values: dict[str, Any]) -> None:
+    hints = get_type_hints(Rules)
+    for key, value in values.items():
+        typ = hints[key]
+        ok = isinstance(value, bool) if typ is bool else (
+            isinstance(value, int) and not isinstance(value, bool) if typ is int else isinstance(value, typ)
+        )
+        if not ok:
+            raise RulesError(f"{key}: expected {typ.__name__}, got {value!r}")
+
+
+def _validate(r: Rules) -> None:
+    def need(cond: bool, field: str, what: str) -> None:
+        if not cond:
+            raise RulesError(f"{field}: {what} (got {getattr(r, field)!r})")
+
+    need(r.family in FAMILIES, "family", f"must be one of {', '.join(FAMILIES)}")
+    need(r.players in (2, 3, 4), "players", "must be 2, 3 or 4")
+    need(r.threshold_mode in THRESHOLD_MODES, "threshold_mode", "must be fixed or increasing")
+    need(r.open_points >= 0, "open_points", "must not be negative")
+    need(r.open_points <= 1000, "open_points", "must be at most 1000")
+    need(r.open_pairs >= 0, "open_pairs", "must not be negative (0 turns the pairs opening off)")
+    need(r.open_pairs <= 13, "open_pairs", "must be at most 13")
+    need(r.jokers in (0, 1, 2), "jokers", "the set holds 0, 1 or 2 jokers")
+    need(r.button_jokers in (0, 1), "button_jokers", "must be 0 or 1 (T-BTN-1)")
+    need(r.group_of_three_max_jokers in (1, 2), "group_of_three_max_jokers", "must be 1 or 2")
+    need(r.joker_penalty >= 0, "joker_penalty", "must not be negative")
+    need(r.easing_step >= 0, "easing_step", "must not be negative")
+    need(r.easing_every >= 1, "easing_every", "must be at least 1")
+    need(r.easing_floor >= 0, "easing_floor", "must not be negative")
+    need(r.decks in (1, 2), "decks", "must be 1 or 2")
+    need(r.decks == 1 or r.players == 4, "decks", "two decks only with four players (C-SET-1)")
+    need(r.target >= 1, "target", "must be at least 1")
+    need(not r.partners or r.players == 4, "partners", "partners need four players (C-TEAM-1)")
+    need(r.starter_extra in (0, 1), "starter_extra", "must be 0 or 1")
+    if r.family == "rummy101-cards":
+        need(r.rack_size in (0, *range(3, 27)), "rack_size", "must be 0 (by players) or 3-26")
+    else:
+        need(3 <= r.rack_size <= 30, "rack_size", "must be 3-30")
+        # All racks and the first discard must fit in the 106 tiles.
+        total = r.players * r.rack_size + r.starter_extra
+        need(total < 104 + r.jokers, "rack_size", f"{r.players} racks of it do not fit in the set")
+    if r.family != "rummy101":
+        need(r.button_jokers == 0, "button_jokers", "the joker button is a Rummy 101 tiles rule")
+        need(r.threshold_mode == "fixed", "threshold_mode", "increasing thresholds are a Rummy 101 rule")
+
+
+_RUMMY101 = Rules(name="rummy101", family="rummy101")
+_RUMMIKUB = Rules(
+    name="rummikub",
+    family="rummikub",
+    rack_size=14,
+    starter_extra=0,
+    open_points=30,
+    open_pairs=0,
+    keep_discard=False,  # Rummikub has no discard
+    group_of_three_max_jokers=1,  # K-MELD-2
+    joker_penalty=30,  # K-END-1
+)
+_CARDS = Rules(
+    name="rummy101-cards",
+    family="rummy101-cards",
+    rack_size=0,
+    starter_extra=0,
+    jokers=0,
+    open_points=0,
+    open_pairs=0,
+    joker_penalty=0,
+)
+_FAMILY_BASE = {"rummy101": _RUMMY101, "rummikub": _RUMMIKUB, "rummy101-cards": _CARDS}
+
+PRESETS: dict[str, Rules] = {
+    "rummy101": _RUMMY101,
+    "rummy101-increasing": _RUMMY101.replace(name="rummy101-increasing", threshold_mode="increasing"),
+    "rummy101-button": _RUMMY101.replace(name="rummy101-button", button_jokers=1),
+    "rummikub": _RUMMIKUB,
+    "rummy101-cards": _CARDS,
+}
+
+
+def preset(name: str) -> Rules:
+    """The named preset: ``rummy101``, ``rummy101-increasing``, ``rummy101-button``,
+    ``rummikub`` or ``rummy101-cards``.
+
+    >>> preset("rummikub").open_points
+    30
+    """
+    try:
+        return PRESETS[name]
+    except (KeyError, TypeError):
+        raise RulesError(f"unknown preset {name!r}; presets: {', '.join(PRESETS)}") from None
+
+
+def resolve_rules(rules: Rules | str | None) -> Rules:
+    """``None`` -> rummy101, a preset name -> that preset, a Rules -> itself."""
+    if rules is None:
+        return _RUMMY101
+    if isinstance(rules, str):
+        return preset(rules)
+    if isinstance(rules, Rules):
+        return rules
+    raise RulesError(f"rules must be a Rules object or a preset name, got {type(rules).__name__}")

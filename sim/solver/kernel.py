@@ -1,0 +1,281 @@
+"""The exact opening search (numba): best melds score of a rack under the rules in force.
+
+A rack's melds are sets, which live at one number, and runs, which live in one colour.
+The search walks the numbers where a set is possible and tries every set option there
+(:mod:`sim.solver.sets`); what is left of each colour goes to the runs, read from the run
+table (:mod:`sim.solver.runs`), and the remaining jokers are shared between the colours
+by a small knapsack. Only numbers where some set can be formed branch, so a dealt rack
+without jokers has a handful of leaves; each joker adds the numbers where it can complete
+a set.
+
+Scores are ``SCORE_UNIT * value - tiles``. Everything here is jit-compiled; the Python
+wrappers that validate input and allocate output live in :mod:`sim.solver.api`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+from sim.solver.runs import NEG, POW3, SCORE_UNIT, TABLE_JOKERS, colour_runs
+from sim.tiles import COUNTS_LEN, JOKER, NUMBERS
+
+COLOURS = 4
+LEAF_LEN = NUMBERS + COLOURS  # option row per number, then jokers per colour
+
+
+@njit(cache=True)
+def value_of(score):
+    """Melds value of a score (0 for an empty opening, -1 where none is possible)."""
+    if score <= NEG // 2:
+        return -1
+    if score <= 0:
+        return 0
+    return (score + SCORE_UNIT - 1) // SCORE_UNIT
+
+
+@njit(cache=True)
+def tiles_of(score):
+    """Tiles laid down by a score."""
+    return value_of(score) * SCORE_UNIT - score
+
+
+@njit(cache=True)
+def _share_jokers(runs, jr, comb, tmp):
+    """Best total over colours of ``runs[col, j_col]`` with at most ``jr`` jokers in all."""
+    for j in range(jr + 1):
+        comb[j] = runs[0, j]
+    for col in range(1, COLOURS):
+        for j in range(jr + 1):
+            best = NEG
+            for a in range(j + 1):
+                x = comb[a]
+                y = runs[col, j - a]
+                if x > NEG and y > NEG and x + y > best:
+                    best = x + y
+            tmp[j] = best
+        for j in range(jr + 1):
+            comb[j] = tmp[j]
+    best = NEG
+    for j in range(jr + 1):
+        if comb[j] > best:
+            best = comb[j]
+    return best
+
+
+@njit(cache=True)
+def _record_joker_split(runs, jr, leaf):
+    """Write into ``leaf`` one split of the jokers over the colours reaching the best total."""
+    best = NEG
+    for j0 in range(jr + 1):
+        for j1 in range(jr + 1 - j0):
+            for j2 in range(jr + 1 - j0 - j1):
+                for j3 in range(jr + 1 - j0 - j1 - j2):
+                    a, b, c, d = runs[0, j0], runs[1, j1], runs[2, j2], runs[3, j3]
+                    if a <= NEG or b <= NEG or c <= NEG or d <= NEG:
+                        continue
+                    if a + b + c + d > best:
+                        best = a + b + c + d
+                        leaf[NUMBERS + 0] = j0
+                        leaf[NUMBERS + 1] = j1
+                        leaf[NUMBERS + 2] = j2
+                        leaf[NUMBERS + 3] = j3
+
+
+@njit(cache=True)
+def search(counts, forced_kind, cyclic, g_ptr, g_use, g_jokers, g_tiles, g_minj, table,
+           states, tptr, tto, tdj, tk, tnoend, record, leaf):
+    """Best melds score of ``counts`` (int64, 53) with no tile set aside (jit-compiled).
+
+    ``forced_kind`` (0-51 or -1) must lie in a meld (T-TAKE-2). With ``record`` the best
+    leaf is written to ``leaf``: the option row taken at every number (-1: none) and the
+    jokers given to each colour's runs. Returns NEG when no melds hold the forced tile.
+    """
+    jokers = counts[JOKER]
+    pattern = np.zeros((NUMBERS + 1, COLOURS), dtype=np.int64)
+    for col in range(COLOURS):
+        p = 0
+        for n in range(NUMBERS):
+            p += counts[col * NUMBERS + n] * POW3[n]
+        pattern[0, col] = p
+    cand = np.empty(NUMBERS, dtype=np.int64)
+    cand_code = np.empty(NUMBERS, dtype=np.int64)
+    ncand = 0
+    for n in range(NUMBERS):
+        code = 0
+        mult = 1
+        for col in range(COLOURS):
+            code += counts[col * NUMBERS + n] * mult
+            mult *= 3
+        if g_minj[code] <= jokers:
+            cand[ncand] = n
+            cand_code[ncand] = code
+            ncand += 1
+    forced = forced_kind >= 0
+    fcol = forced_kind // NUMBERS if forced else -1
+    fnum = forced_kind % NUMBERS if forced else -1
+
+    direct = cyclic or jokers > TABLE_JOKERS or forced
+    if direct:
+        n_states = states.shape[0]
+        dp = np.full((2, n_states, jokers + 1), NEG, dtype=np.int64)
+        act = np.zeros((2, n_states), dtype=np.int64)
+        flag = np.zeros((2, n_states), dtype=np.bool_)
+    else:
+        dp = np.full((2, 1, 1), NEG, dtype=np.int64)
+        act = np.zeros((2, 1), dtype=np.int64)
+        flag = np.zeros((2, 1), dtype=np.bool_)
+    counts13 = np.empty(NUMBERS, dtype=np.int64)
+    dtmp = np.empty(jokers + 1, dtype=np.int64)
+    runs = np.empty((COLOURS, jokers + 1), dtype=np.int64)
+    comb = np.empty(jokers + 1, dtype=np.int64)
+    ctmp = np.empty(jokers + 1, dtype=np.int64)
+    # Last direct answer per colour: leaves next to each other share most colours.
+    memo_key = np.full((COLOURS, 3), -1, dtype=np.int64)
+    memo_val = np.empty((COLOURS, jokers + 1), dtype=np.int64)
+
+    row = np.zeros(NUMBERS + 1, dtype=np.int64)
+    setscore = np.zeros(NUMBERS + 1, dtype=np.int64)
+    jrem = np.zeros(NUMBERS + 1, dtype=np.int64)
+    fdone = np.zeros(NUMBERS + 1, dtype=np.bool_)
+    jrem[0] = jokers
+    best = NEG
+    d = 0
+    if ncand > 0:
+        row[0] = g_ptr[cand_code[0]]
+    while True:
+        if d == ncand:
+            # Leaf: what the sets left of each colour goes to runs.
+            jr = jrem[d]
+            ok = True
+            for col in range(COLOURS):
+                p = pattern[d, col]
+                colour_forced = forced and col == fcol and not fdone[d]
+                if not direct or (not cyclic and jr <= TABLE_JOKERS and not colour_forced):
+                    for j in range(jr + 1):
+                        runs[col, j] = table[j, p]
+                    continue
+                fpos = fnum + 1 if colour_forced else 0
+                if memo_key[col, 0] == p and memo_key[col, 1] == jr and memo_key[col, 2] == fpos:
+                    for j in range(jr + 1):
+                        runs[col, j] = memo_val[col, j]
+                else:
+                    q = p
+                    for n in range(NUMBERS):
+                        counts13[n] = q % 3
+                        q //= 3
+                    colour_runs(counts13, jr, fpos, cyclic, states, tptr, tto, tdj, tk,
+                                tnoend, dp, act, flag, dtmp, runs[col])
+                    memo_key[col, 0] = p
+                    memo_key[col, 1] = jr
+                    memo_key[col, 2] = fpos
+                    for j in range(jr + 1):
+                        memo_val[col, j] = runs[col, j]
+                if runs[col, 0] <= NEG // 2 and runs[col, jr] <= NEG // 2:
+                    ok = False
+            if ok:
+                total = setscore[d] + _share_jokers(runs, jr, comb, ctmp)
+                if total > best:
+                    best = total
+                    if record:
+                        for n in range(NUMBERS):
+                            leaf[n] = -1
+                        for i in range(ncand):
+                            leaf[cand[i]] = row[i]
+                        _record_joker_split(runs, jr, leaf)
+            d -= 1
+            if d < 0:
+                break
+            row[d] += 1
+            continue
+        end = g_ptr[cand_code[d] + 1]
+        r = row[d]
+        while r < end and g_jokers[r] > jrem[d]:
+            r += 1
+        if r >= end:
+            d -= 1
+            if d < 0:
+                break
+            row[d] += 1
+            continue
+        row[d] = r
+        n = cand[d]
+        for col in range(COLOURS):
+            pattern[d + 1, col] = pattern[d, col] - g_use[r, col] * POW3[n]
+        setscore[d + 1] = setscore[d] + g_tiles[r] * (SCORE_UNIT * (n + 1) - 1)
+        jrem[d + 1] = jrem[d] - g_jokers[r]
+        fdone[d + 1] = fdone[d] or (forced and n == fnum and g_use[r, fcol] > 0)
+        d += 1
+        if d < ncand:
+            row[d] = g_ptr[cand_code[d]]
+    return best
+
+
+@njit(cache=True)
+def best_score(counts, forced_kind, keep, cyclic, g_ptr, g_use, g_jokers, g_tiles, g_minj,
+               table, states, tptr, tto, tdj, tk, tnoend):
+    """Best melds score leaving a tile for the discard when ``keep`` (T-OPEN-4).
+
+    Returns ``(score, set_aside)``: ``set_aside`` is the kind left on the rack to make
+    room for the discard, or -1 when the best melds already leave a tile (jit-compiled).
+    """
+    leaf = np.empty(1, dtype=np.int64)
+    s = search(counts, forced_kind, cyclic, g_ptr, g_use, g_jokers, g_tiles, g_minj, table,
+               states, tptr, tto, tdj, tk, tnoend, False, leaf)
+    if not keep or s <= NEG // 2:
+        return s, -1
+    total = 0
+    for k in range(COUNTS_LEN):
+        total += counts[k]
+    if tiles_of(s) < total:
+        return s, -1
+    # Every best lay-down empties the rack: the best that sets one tile aside.
+    best = NEG
+    aside = -1
+    for k in range(COUNTS_LEN):
+        if counts[k] == 0 or (k == forced_kind and counts[k] == 1):
+            continue
+        counts[k] -= 1
+        s2 = search(counts, forced_kind, cyclic, g_ptr, g_use, g_jokers, g_tiles, g_minj, table,
+                    states, tptr, tto, tdj, tk, tnoend, False, leaf)
+        counts[k] += 1
+        if s2 > best:
+            best = s2
+            aside = k
+    return best, aside
+
+
+@njit(cache=True)
+def most_pairs(counts, forced_kind, keep):
+    """Most pairs (T-MELD-3): two equal tiles, or one tile and a joker; a tile left for the
+    discard when ``keep`` (T-OPEN-4); the forced tile in a pair (T-TAKE-2) (jit-compiled)."""
+    doubles = 0
+    singles = 0
+    total = counts[JOKER]
+    for k in range(JOKER):
+        doubles += counts[k] // 2
+        singles += counts[k] % 2
+        total += counts[k]
+    # Jokers pair singles first; two spare jokers split a double into two pairs.
+    on_singles = min(counts[JOKER], singles)
+    pairs = doubles + on_singles + min((counts[JOKER] - on_singles) // 2, doubles)
+    if forced_kind >= 0 and counts[forced_kind] == 1 and counts[JOKER] == 0:
+        return 0
+    if keep and 2 * pairs == total:
+        pairs -= 1
+    return max(pairs, 0)
+
+
+@njit(cache=True, parallel=True)
+def opening_values_kernel(racks, keep, cyclic, g_ptr, g_use, g_jokers, g_tiles, g_minj, table,
+                          states, tptr, tto, tdj, tk, tnoend, out_value, out_pairs):
+    """Best melds value and most pairs of every rack of ``racks`` (N, 53), in parallel
+    over racks (jit-compiled)."""
+    for i in prange(racks.shape[0]):
+        counts = np.empty(COUNTS_LEN, dtype=np.int64)
+        for k in range(COUNTS_LEN):
+            counts[k] = racks[i, k]
+        s, _ = best_score(counts, -1, keep, cyclic, g_ptr, g_use, g_jokers, g_tiles, g_minj,
+                          table, states, tptr, tto, tdj, tk, tnoend)
+        out_value[i] = value_of(s)
+        out_pairs[i] = most_pairs(counts, -1, keep)

@@ -1,0 +1,523 @@
+"""Runs within one colour (T-MELD-1, K-MELD-1, K-VAR ``wrap_runs``): the best value the
+runs of one colour can reach from that colour's tiles and a number of jokers.
+
+The runs of one colour are read number by number, 1 to 13, by a small automaton. Its
+state is the multiset of runs still open at the current number, each described by its
+length so far (1, 2, or 3 and more) and whether it holds a numbered tile yet (T-MELD-4:
+a meld holds at least one). At every number the automaton chooses how many open runs
+end (only complete ones may), how many go on and how many start; numbered tiles go to
+the runs first, jokers fill the rest. Any number of runs may overlap: with jokers a
+third copy of a number can be needed (R9 R10 J(R11) beside two R11-R12-R13 runs).
+
+Scores are ``SCORE_UNIT * value - tiles``: the largest value first, then the fewest tiles,
+so that the solver can tell when every best opening empties the rack (T-OPEN-4).
+
+:func:`run_table` holds the answer for every one of the 3**13 count patterns of a colour
+with 0, 1 or 2 jokers, built once by walking all patterns as a trie and cached on disk;
+:func:`colour_runs` computes one pattern directly for more jokers, a forced tile
+(T-TAKE-2) or wrap-around runs.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+from numba import njit
+
+from sim.tiles import NUMBERS
+
+SCORE_UNIT = 64  # more than the most tiles a rack can hold
+NEG = -(1 << 40)  # "unreachable" in the DP arrays (int64)
+TABLE_JOKERS = 2  # the cached table covers 0, 1 and 2 jokers in a colour
+PATTERNS = 3**NUMBERS
+POW3 = np.array([3**i for i in range(NUMBERS)], dtype=np.int64)
+
+# Open-run types: index = (length class - 1) * 2 + has_numbered_tile.
+_TYPE_LEN = (1, 1, 2, 2, 3, 3)
+_TYPE_REAL = (0, 1, 0, 1, 0, 1)
+_COMPLETE = 5  # length 3 or more, holds a numbered tile: may end here
+
+
+def _type(length: int, real: int) -> int:
+    return (min(length, 3) - 1) * 2 + real
+
+
+_ADVANCE = tuple(_type(_TYPE_LEN[t] + 1, _TYPE_REAL[t]) for t in range(6))
+
+
+@dataclass(frozen=True)
+class Transition:
+    """How one step of the automaton treats the open runs (used to rebuild the runs)."""
+
+    ends: int  # complete runs that end before this number
+    starts: int  # runs that start at this number
+    reals_to_new: tuple[int, int, int]  # numbered tiles given to jokers-only runs of length 1, 2, 3+
+
+
+@dataclass(frozen=True)
+class RunAutomaton:
+    """The automaton for at most ``jmax`` jokers in one colour, as flat arrays for numba.
+
+    Transitions from state ``s`` on ``c`` numbered tiles are ``tptr[3*s + c]`` up to
+    ``tptr[3*s + c + 1]``; each goes to ``tto`` using ``tdj`` jokers and leaves ``tk`` runs
+    covering the number; ``tnoend`` says no run ended (needed where runs wrap).
+    """
+
+    jmax: int
+    states: np.ndarray  # (S, 6) open runs of each type
+    tptr: np.ndarray
+    tto: np.ndarray
+    tdj: np.ndarray
+    tk: np.ndarray
+    tnoend: np.ndarray
+    moves: tuple[Transition, ...]
+
+
+@functools.cache
+def automaton(jmax: int) -> RunAutomaton:
+    """Build the run automaton for up to ``jmax`` jokers in one colour (plain Python, once)."""
+    cap = 2 + jmax  # two numbered copies plus the jokers: the most runs covering one number
+    empty = (0,) * 6
+    index = {empty: 0}
+    order = [empty]
+    rows: list[list[tuple[int, int, int, bool, Transition]]] = []
+    i = 0
+    while i < len(order):
+        s = order[i]
+        i += 1
+        for c in range(3):
+            seen: dict[tuple[tuple[int, ...], int, bool], Transition] = {}
+            for ends in range(s[_COMPLETE] + 1):
+                cont = list(s)
+                cont[_COMPLETE] -= ends
+                adv = [0] * 6
+                for t in range(6):
+                    adv[_ADVANCE[t]] += cont[t]
+                going_on = sum(adv)
+                # An end and a start at the same number would be one longer run: never both.
+                max_starts = cap - going_on if ends == 0 else 0
+                for starts in range(max_starts + 1):
+                    k = going_on + starts
+                    reals = min(k, c)
+                    dj = k - reals
+                    if dj > jmax:
+                        continue
+                    base = adv[:]
+                    base[0] += starts
+                    # Numbered tiles go first to runs that hold none yet; which of those get
+                    # them (by length) is a real choice, so all splits are kept.
+                    given = min(reals, base[0] + base[2] + base[4])
+                    for g0 in range(min(given, base[0]) + 1):
+                        for g2 in range(min(given - g0, base[2]) + 1):
+                            g4 = given - g0 - g2
+                            if g4 > base[4]:
+                                continue
+                            nxt = base[:]
+                            nxt[0] -= g0
+                            nxt[1] += g0
+                            nxt[2] -= g2
+                            nxt[3] += g2
+                            nxt[4] -= g4
+                            nxt[5] += g4
+                            if nxt[0] + 2 * nxt[2] + 3 * nxt[4] > jmax:
+                                continue  # jokers-only runs would need more jokers than there are
+                            key = (tuple(nxt), dj, ends == 0)
+                            if key not in seen:
+                                seen[key] = Transition(ends, starts, (g0, g2, g4))
+            row = []
+            for (nxt, dj, noend), move in seen.items():
+                if nxt not in index:
+                    index[nxt] = len(order)
+                    order.append(nxt)
+                row.append((index[nxt], dj, sum(nxt), noend, move))
+            rows.append(row)
+    tptr = np.zeros(len(rows) + 1, dtype=np.int64)
+    flat = [t for row in rows for t in row]
+    for r, row in enumerate(rows):
+        tptr[r + 1] = tptr[r] + len(row)
+    return RunAutomaton(
+        jmax=jmax,
+        states=np.array(order, dtype=np.int64),
+        tptr=tptr,
+        tto=np.array([t[0] for t in flat], dtype=np.int64),
+        tdj=np.array([t[1] for t in flat], dtype=np.int64),
+        tk=np.array([t[2] for t in flat], dtype=np.int64),
+        tnoend=np.array([t[3] for t in flat], dtype=np.bool_),
+        moves=tuple(t[4] for t in flat),
+    )
+
+
+# --- numba kernels -------------------------------------------------------------------------
+
+
+@njit(cache=True)
+def _clear(dp, act, nact, flag):
+    """Reset the active rows of one DP layer (jit-compiled)."""
+    for i in range(nact):
+        s = act[i]
+        dp[s, :] = NEG
+        flag[s] = False
+
+
+@njit(cache=True)
+def _step(dp_in, act_in, nact_in, c, pos, jmax, forced, no_end, tptr, tto, tdj, tk, tnoend,
+          dp_out, act_out, flag_out, bp, trace):
+    """Advance the DP by number ``pos`` holding ``c`` numbered tiles (jit-compiled).
+
+    ``dp_out`` must be clear. ``forced == pos`` demands a run through this number;
+    ``no_end`` forbids runs ending here. With ``trace``, ``bp[pos, to, j]`` records the
+    (state, jokers, transition) each best entry came from. Returns the active count.
+    """
+    nout = 0
+    gain_per_run = SCORE_UNIT * pos - 1
+    for ii in range(nact_in):
+        s = act_in[ii]
+        for t in range(tptr[3 * s + c], tptr[3 * s + c + 1]):
+            if no_end and not tnoend[t]:
+                continue
+            k = tk[t]
+            if pos == forced and k == 0:
+                continue
+            to = tto[t]
+            dj = tdj[t]
+            gain = k * gain_per_run
+            for j in range(jmax - dj + 1):
+                v = dp_in[s, j]
+                if v == NEG:
+                    continue
+                nv = v + gain
+                j2 = j + dj
+                if nv > dp_out[to, j2]:
+                    dp_out[to, j2] = nv
+                    if not flag_out[to]:
+                        flag_out[to] = True
+                        act_out[nout] = to
+                        nout += 1
+                    if trace:
+                        bp[pos, to, j2, 0] = s
+                        bp[pos, to, j2, 1] = j
+                        bp[pos, to, j2, 2] = t
+    return nout
+
+
+@njit(cache=True)
+def _accepts(states, final, s0):
+    """Runs still open after 13 may end there, except the ones that wrap round to ``s0``."""
+    for t in range(5):
+        if states[final, t] != states[s0, t]:
+            return False
+    return states[final, 5] >= states[s0, 5]
+
+
+@njit(cache=True)
+def _runs_from(counts13, jmax, forced, s0, cyclic, states, tptr, tto, tdj, tk, tnoend,
+               dp, act, flag, out_best, bp, trace):
+    """Best score with exactly j jokers for every j, from start state ``s0`` (jit-compiled).
+
+    ``dp`` is (2, S, jmax+1) scratch, cleared on return; ``out_best[j]`` receives the best
+    score using exactly j jokers (NEG if none), and with ``trace`` the final state per j
+    is written to ``bp[0, 0, j, 0]``.
+    """
+    nact0 = 1
+    act[0, 0] = s0
+    flag[0, s0] = True
+    dp[0, s0, 0] = 0
+    cur = 0
+    nact = nact0
+    for pos in range(1, NUMBERS + 1):
+        nxt = 1 - cur
+        nout = _step(dp[cur], act[cur], nact, counts13[pos - 1], pos, jmax, forced,
+                     cyclic and pos == 1, tptr, tto, tdj, tk, tnoend,
+                     dp[nxt], act[nxt], flag[nxt], bp, trace)
+        _clear(dp[cur], act[cur], nact, flag[cur])
+        cur = nxt
+        nact = nout
+    for j in range(jmax + 1):
+        out_best[j] = NEG
+    for ii in range(nact):
+        f = act[cur, ii]
+        if not _accepts(states, f, s0):
+            continue
+        for j in range(jmax + 1):
+            v = dp[cur, f, j]
+            if v > out_best[j]:
+                out_best[j] = v
+                if trace:
+                    bp[0, 0, j, 0] = f
+    _clear(dp[cur], act[cur], nact, flag[cur])
+
+
+@njit(cache=True)
+def new_workspace(n_states, jmax):
+    """Scratch arrays for :func:`colour_runs` (jit-compiled)."""
+    dp = np.full((2, n_states, jmax + 1), NEG, dtype=np.int64)
+    act = np.zeros((2, n_states), dtype=np.int64)
+    flag = np.zeros((2, n_states), dtype=np.bool_)
+    best = np.empty(jmax + 1, dtype=np.int64)
+    return dp, act, flag, best
+
+
+@njit(cache=True)
+def colour_runs(counts13, jmax, forced, cyclic, states, tptr, tto, tdj, tk, tnoend,
+                dp, act, flag, tmp, out):
+    """Best run score of one colour with at most j jokers, j = 0..jmax (jit-compiled).
+
+    ``counts13[n-1]`` is the number of tiles of number n (0-2); ``forced`` (1-13, or 0)
+    names a number whose tile must sit in a run; ``cyclic`` lets runs wrap 13 -> 1.
+    ``out[j]`` receives the score, NEG where no runs meet the demand.
+    """
+    dummy = np.zeros((1, 1, 1, 1), dtype=np.int64)
+    for j in range(jmax + 1):
+        out[j] = NEG
+    if not cyclic:
+        _runs_from(counts13, jmax, forced, 0, False, states, tptr, tto, tdj, tk, tnoend,
+                   dp, act, flag, tmp, dummy, False)
+        for j in range(jmax + 1):
+            out[j] = tmp[j]
+    else:
+        for s0 in range(states.shape[0]):
+            size = 0
+            for t in range(6):
+                size += states[s0, t]
+            if size > counts13[0] + jmax or size > counts13[NUMBERS - 1] + jmax:
+                continue
+            _runs_from(counts13, jmax, forced, s0, True, states, tptr, tto, tdj, tk, tnoend,
+                       dp, act, flag, tmp, dummy, False)
+            for j in range(jmax + 1):
+                if tmp[j] > out[j]:
+                    out[j] = tmp[j]
+    for j in range(1, jmax + 1):  # "at most j jokers"
+        if out[j - 1] > out[j]:
+            out[j] = out[j - 1]
+
+
+@njit(cache=True)
+def _build_table(states, tptr, tto, tdj, tk, tnoend, jmax, table):
+    """Fill ``table[j, pattern]`` for every colour pattern by a depth-first walk (jit-compiled).
+
+    The pattern of a colour is ``sum(count[n] * 3**(n-1))``. Patterns sharing their first
+    numbers share the DP layers of those numbers, so each of the ~2.4 million trie nodes
+    costs one DP step.
+    """
+    n_states = states.shape[0]
+    dp = np.full((NUMBERS + 1, n_states, jmax + 1), NEG, dtype=np.int64)
+    act = np.zeros((NUMBERS + 1, n_states), dtype=np.int64)
+    flag = np.zeros((NUMBERS + 1, n_states), dtype=np.bool_)
+    nact = np.zeros(NUMBERS + 1, dtype=np.int64)
+    choice = np.zeros(NUMBERS + 1, dtype=np.int64)
+    code = np.zeros(NUMBERS + 1, dtype=np.int64)
+    bp = np.zeros((1, 1, 1, 1), dtype=np.int64)
+    best = np.empty(jmax + 1, dtype=np.int64)
+    dp[0, 0, 0] = 0
+    act[0, 0] = 0
+    flag[0, 0] = True
+    nact[0] = 1
+    d = 1
+    choice[1] = 0
+    while True:
+        _clear(dp[d], act[d], nact[d], flag[d])
+        nact[d] = _step(dp[d - 1], act[d - 1], nact[d - 1], choice[d], d, jmax, 0, False,
+                        tptr, tto, tdj, tk, tnoend, dp[d], act[d], flag[d], bp, False)
+        code[d] = code[d - 1] + choice[d] * 3 ** (d - 1)
+        if d < NUMBERS:
+            d += 1
+            choice[d] = 0
+            continue
+        for j in range(jmax + 1):
+            best[j] = NEG
+        for ii in range(nact[d]):
+            f = act[d, ii]
+            if not _accepts(states, f, 0):
+                continue
+            for j in range(jmax + 1):
+                if dp[d, f, j] > best[j]:
+                    best[j] = dp[d, f, j]
+        for j in range(jmax + 1):
+            if j > 0 and best[j - 1] > best[j]:
+                best[j] = best[j - 1]
+            table[j, code[d]] = best[j]
+        while d >= 1 and choice[d] == 2:
+            d -= 1
+        if d == 0:
+            break
+        choice[d] += 1
+
+
+@njit(cache=True)
+def _trace_runs(counts13, jmax, forced, s0, cyclic, jokers, states, tptr, tto, tdj, tk,
+                tnoend, out_moves):
+    """Re-run the DP from ``s0`` keeping back-pointers; write the transition taken at every
+    number into ``out_moves[1..13]`` for the best score with at most ``jokers`` jokers.
+    Returns that score (jit-compiled)."""
+    n_states = states.shape[0]
+    dp = np.full((2, n_states, jmax + 1), NEG, dtype=np.int64)
+    act = np.zeros((2, n_states), dtype=np.int64)
+    flag = np.zeros((2, n_states), dtype=np.bool_)
+    bp = np.full((NUMBERS + 1, n_states, jmax + 1, 3), -1, dtype=np.int64)
+    best = np.empty(jmax + 1, dtype=np.int64)
+    _runs_from(counts13, jmax, forced, s0, cyclic, states, tptr, tto, tdj, tk, tnoend,
+               dp, act, flag, best, bp, True)
+    jbest = -1
+    for j in range(jokers + 1):
+        if best[j] > NEG and (jbest < 0 or best[j] > best[jbest]):
+            jbest = j
+    if jbest < 0:
+        return NEG
+    s = bp[0, 0, jbest, 0]
+    j = jbest
+    for pos in range(NUMBERS, 0, -1):
+        out_moves[pos] = bp[pos, s, j, 2]
+        s, j = bp[pos, s, j, 0], bp[pos, s, j, 1]
+    return best[jbest]
+
+
+# --- Python side ------------------------------------------------------------------------
+
+
+def _cache_dir() -> Path:
+    base = os.environ.get("SIM_CACHE_DIR") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "rummy-sim"
+    )
+    return Path(base)
+
+
+TABLE_VERSION = 1
+
+
+@functools.lru_cache(maxsize=1)
+def run_table() -> np.ndarray:
+    """``table[j, pattern]``: best run score of a colour pattern with at most j jokers, j=0..2.
+
+    Built on first use (a few seconds) and kept in ``$SIM_CACHE_DIR`` (default
+    ``~/.cache/rummy-sim``) so later processes load it in milliseconds.
+    """
+    path = _cache_dir() / f"run_table_v{TABLE_VERSION}.npy"
+    if path.exists():
+        try:
+            table = np.load(path)
+            if table.shape == (TABLE_JOKERS + 1, PATTERNS) and table.dtype == np.int32:
+                return table
+        except (OSError, ValueError):
+            pass  # a damaged cache file is rebuilt below
+    table = build_run_table()
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(f".{os.getpid()}.tmp")
+        with open(tmp, "wb") as f:
+            np.save(f, table)
+        os.replace(tmp, path)
+    except OSError:
+        pass  # no writable cache: keep the table in memory only
+    return table
+
+
+def build_run_table() -> np.ndarray:
+    a = automaton(TABLE_JOKERS)
+    table = np.empty((TABLE_JOKERS + 1, PATTERNS), dtype=np.int64)
+    _build_table(a.states, a.tptr, a.tto, a.tdj, a.tk, a.tnoend, TABLE_JOKERS, table)
+    return table.astype(np.int32)
+
+
+def pattern_code(counts13) -> int:
+    return int(np.dot(np.asarray(counts13, dtype=np.int64), POW3))
+
+
+def trace_runs(counts13, jokers: int, forced: int = 0, cyclic: bool = False):
+    """The runs behind the best score of one colour: a list of runs, each a list of
+    ``(number, is_joker)`` in order, and the score. For reconstruction, not the hot path."""
+    counts13 = np.asarray(counts13, dtype=np.int64)
+    a = automaton(max(jokers, 0))
+    moves = np.full(NUMBERS + 1, -1, dtype=np.int64)
+    best_score, best_s0 = NEG, 0
+    starts = range(a.states.shape[0]) if cyclic else [0]
+    for s0 in starts:
+        score = _trace_runs(counts13, a.jmax, forced, s0, cyclic, jokers, a.states, a.tptr,
+                            a.tto, a.tdj, a.tk, a.tnoend, moves)
+        if score > best_score:
+            best_score, best_s0 = score, s0
+    if best_score == NEG:
+        return None, NEG
+    _trace_runs(counts13, a.jmax, forced, best_s0, cyclic, jokers, a.states, a.tptr, a.tto,
+                a.tdj, a.tk, a.tnoend, moves)
+    return _replay(a, counts13, moves, best_s0 if cyclic else None), best_score
+
+
+def _replay(a: RunAutomaton, counts13, moves, s0) -> list[list[tuple[int, bool]]]:
+    """Turn the transitions taken into concrete runs: lists of ``(number, is_joker)``.
+
+    With wrap-around runs (``s0`` given) the runs crossing 13 -> 1 start as heads carrying
+    their tail's type; after 13 each head is glued behind an open tail of that type.
+    """
+    runs: list[dict] = []  # every run ever opened, in order
+    open_runs: list[dict] = []
+    if s0 is not None:
+        for t in range(6):
+            for _ in range(int(a.states[s0, t])):
+                head = {"cells": [], "real": bool(_TYPE_REAL[t]), "len": _TYPE_LEN[t], "head_of": t}
+                runs.append(head)
+                open_runs.append(head)
+    for pos in range(1, NUMBERS + 1):
+        move = a.moves[int(moves[pos])]
+        ending = [r for r in open_runs if r["len"] >= 3 and r["real"]][: move.ends]
+        for r in ending:
+            open_runs.remove(r)
+        for _ in range(move.starts):
+            r = {"cells": [], "real": False, "len": 0}
+            runs.append(r)
+            open_runs.append(r)
+        for r in open_runs:
+            r["len"] += 1
+        reals = min(len(open_runs), int(counts13[pos - 1]))
+        wants = list(move.reals_to_new)  # numbered tiles for jokers-only runs, by length class
+        got = set()
+        for i, r in enumerate(open_runs):
+            cls = min(r["len"], 3) - 1
+            if not r["real"] and wants[cls] > 0:
+                wants[cls] -= 1
+                got.add(i)
+        for i, r in enumerate(open_runs):
+            if i not in got and r["real"] and reals - len(got) > 0:
+                got.add(i)
+        for i, r in enumerate(open_runs):
+            use_real = i in got
+            r["cells"].append((pos, not use_real))
+            r["real"] = r["real"] or use_real
+    if s0 is None:
+        return [r["cells"] for r in runs]
+    # Each head follows a tail of its type that is open after 13; a tail may itself be a
+    # head that ran through 13, so follow the chains from runs that started normally.
+    follower: dict[int, dict] = {}
+    free = list(open_runs)
+    for head in (r for r in runs if "head_of" in r):
+        tails = [r for r in free if r is not head and _type(r["len"], int(r["real"])) == head["head_of"]]
+        tails.sort(key=lambda r: "head_of" in r)
+        free.remove(tails[0])
+        follower[id(tails[0])] = head
+    out = []
+    placed: set[int] = set()
+    for r in runs:
+        if "head_of" in r:
+            continue
+        cells = list(r["cells"])
+        nxt = follower.get(id(r))
+        while nxt is not None and id(nxt) not in placed:
+            placed.add(id(nxt))
+            cells += nxt["cells"]
+            nxt = follower.get(id(nxt))
+        out.extend(_split_long(cells))
+    out.extend(r["cells"] for r in runs if "head_of" in r and id(r) not in placed)
+    return out
+
+
+def _split_long(cells: list[tuple[int, bool]]) -> list[list[tuple[int, bool]]]:
+    """A wrapped run longer than 13 as runs of 3 to 13 (K-MELD-1)."""
+    pieces = []
+    while len(cells) > NUMBERS:
+        cut = NUMBERS if len(cells) - NUMBERS >= 3 else len(cells) - 3
+        pieces.append(cells[:cut])
+        cells = cells[cut:]
+    return [*pieces, cells]

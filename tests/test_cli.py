@@ -1,0 +1,121 @@
+"""The ``sim`` command: solve (one rack, JSON, stdin lines), deal-stats, presets, rules;
+bad input gives one clear line and a non-zero exit, never a traceback."""
+
+import json
+import subprocess
+import sys
+
+import polars as pl
+import pytest
+from typer.testing import CliRunner
+
+from sim.cli import app
+from sim.store import read_metadata
+
+runner = CliRunner()
+
+
+def run(*args, input=None):
+    return runner.invoke(app, list(args), input=input)
+
+
+def test_help_on_every_subcommand():
+    for cmd in ([], ["solve"], ["deal-stats"], ["presets"], ["rules"]):
+        r = run(*cmd, "--help")
+        assert r.exit_code == 0, (cmd, r.output)
+        assert "Usage" in r.output
+
+
+def test_solve_prints_melds_and_verdict():
+    r = run("solve", "R10", "R11", "R12", "B12", "K12", "Y12", "K10", "K11", "K12", "Y1")
+    assert r.exit_code == 0
+    assert "best melds: 102 points, can open" in r.output
+    assert "can open: yes" in r.output
+
+
+def test_solve_json_object():
+    r = run("solve", "--json", "R10 J R12 K1")
+    data = json.loads(r.output)
+    assert data["value"] == 33 and data["melds"] == ["R10 J(R11) R12"] and data["jokers"] == ["R11"]
+    assert data["pairs"] == 1 and data["can_open"] is False
+
+
+def test_solve_must_use_and_preset():
+    r = run("solve", "--json", "--must-use", "b3", "R10 R11 R12 B12 K12 Y12 K10 K11 K12 Y1 B3")
+    assert json.loads(r.output)["value"] == 0
+    r = run("solve", "--json", "--preset", "rummikub", "R7 R8 R9")
+    assert json.loads(r.output)["value"] == 24
+
+
+def test_solve_stdin_lines_answer_each_and_flag_bad_ones():
+    lines = "R7 R8 R9 K1\nX9 R1\n\nR1 R1 R1\nR10 J R12 K1\n"
+    r = runner.invoke(app, ["solve", "--json", "-"], input=lines)
+    out = [json.loads(x) for x in r.stdout.splitlines()]
+    assert [o.get("value") for o in out] == [24, None, None, 33]
+    assert out[1]["line"] == 2 and "'X9'" in out[1]["error"]
+    assert "too many copies" in out[2]["error"]
+    assert r.exit_code == 1
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["solve", "R7 Z8"], "'Z8'"),
+        (["solve", "--preset", "nope", "R1"], "unknown preset 'nope'"),
+        (["solve", "--must-use", "J", "R1 J"], "not a joker"),
+        (["solve", "--set", "open_points=-5", "R1"], "open_points"),
+        (["solve", "--set", "open_points", "R1"], "key=value"),
+        (["rules", "rummy101", "--set", "players=9"], "players"),
+        (["deal-stats", "--samples", "0"], "samples"),
+        (["deal-stats", "--preset", "rummy101-cards"], "card"),
+    ],
+)
+def test_bad_input_is_one_clear_line(args, message):
+    r = run(*args)
+    assert r.exit_code == 2
+    assert message in r.output
+    assert "Traceback" not in r.output
+
+
+def test_unknown_flag_is_a_usage_error():
+    r = run("deal-stats", "--sample", "10")
+    assert r.exit_code == 2
+    assert "Traceback" not in r.output
+
+
+def test_deal_stats_writes_parquet_and_json_summary(tmp_path):
+    out = tmp_path / "racks.parquet"
+    r = run("deal-stats", "--samples", "3000", "--seed", "7", "--jobs", "1", "--rack-size", "22",
+            "--out", str(out), "--json", "--no-progress")
+    assert r.exit_code == 0, r.output
+    s = json.loads(r.stdout)
+    for key in ("p_melds", "p_pairs", "p_open"):
+        assert set(s[key]) >= {"estimate", "ci_low", "ci_high"}
+        assert s[key]["ci_low"] <= s[key]["estimate"] <= s[key]["ci_high"]
+    table = pl.read_parquet(out)
+    assert table.height == 3000
+    assert set(table.columns) >= {"value", "pairs", "can_open_melds", "can_open_pairs", "can_open"}
+    assert s["mean_value"] == pytest.approx(table["value"].mean())
+    assert read_metadata(out)["seed"] == "7"
+
+
+def test_deal_stats_readable_summary(tmp_path):
+    r = run("deal-stats", "--samples", "2000", "--jobs", "1", "--out", str(tmp_path / "x.parquet"),
+            "--no-progress")
+    assert r.exit_code == 0
+    assert "by melds (>= 101 points)" in r.output and "either way" in r.output
+
+
+def test_deal_stats_refuses_foreign_output(tmp_path):
+    foreign = tmp_path / "notes.parquet"
+    pl.DataFrame({"x": [1, 2]}).write_parquet(foreign)
+    r = run("deal-stats", "--samples", "100", "--out", str(foreign), "--no-progress")
+    assert r.exit_code == 2 and "not a deal-stats table" in r.output
+    assert pl.read_parquet(foreign)["x"].to_list() == [1, 2]
+
+
+def test_console_script_runs():
+    r = subprocess.run([sys.executable, "-m", "sim.cli", "solve", "R1 Q2"], capture_output=True, text=True)
+    assert r.returncode == 2
+    assert r.stderr.strip() == ("error: unknown tile 'Q2': a tile is a colour R, B, K or Y followed by "
+                                "a number 1-13 (e.g. R7), or J for a joker")

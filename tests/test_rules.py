@@ -1,0 +1,86 @@
+"""Rules objects and presets: validation names the field, JSON round-trips, presets carry
+the values RULES.md gives."""
+
+import json
+
+import pytest
+
+import sim
+from sim.rules import PRESETS, Rules
+
+
+def test_presets_exist_with_rule_values():
+    assert set(PRESETS) == {
+        "rummy101", "rummy101-increasing", "rummy101-button", "rummikub", "rummy101-cards"
+    }
+    r = sim.preset("rummy101")
+    assert (r.open_points, r.open_pairs, r.threshold_mode) == (101, 5, "fixed")
+    assert (r.rack_size, r.starter_extra) == (21, 1)  # T-SET-2
+    assert sim.preset("rummy101-increasing").threshold_mode == "increasing"  # T-THR-2
+    assert sim.preset("rummy101-button").button_jokers == 1  # T-BTN-1
+    k = sim.preset("rummikub")
+    assert (k.open_points, k.rack_size, k.keep_discard, k.group_of_three_max_jokers) == (30, 14, False, 1)
+    assert not (k.wrap_runs or k.locked_jokers or k.easing_open or k.last_call)  # K-VAR off
+    assert k.joker_penalty == 30  # K-END-1
+    c = sim.preset("rummy101-cards")
+    assert (c.deal_size(), c.replace(players=2).deal_size(), c.target) == (7, 10, 101)  # C-SET-1
+
+
+@pytest.mark.parametrize("name", list(PRESETS))
+def test_json_round_trip(name):
+    r = sim.preset(name)
+    assert Rules.from_json(r.to_json()) == r
+    assert json.loads(r.to_json())["family"] == r.family
+
+
+@pytest.mark.parametrize(
+    ("changes", "field"),
+    [
+        ({"players": 5}, "players"),
+        ({"players": 1}, "players"),
+        ({"open_points": -1}, "open_points"),
+        ({"open_pairs": -2}, "open_pairs"),
+        ({"threshold_mode": "rising"}, "threshold_mode"),
+        ({"button_jokers": 2}, "button_jokers"),
+        ({"players": "4"}, "players"),
+        ({"keep_discard": 1}, "keep_discard"),
+        ({"colour": "red"}, "colour"),
+        ({"rack_size": 40}, "rack_size"),
+    ],
+)
+def test_impossible_values_are_rejected_naming_the_field(changes, field):
+    with pytest.raises(sim.RulesError) as e:
+        sim.preset("rummy101").replace(**changes)
+    assert field in str(e.value)
+
+
+def test_unknown_preset_lists_the_known_ones():
+    with pytest.raises(sim.RulesError, match=r"unknown preset 'rummy'.*rummy101"):
+        sim.preset("rummy")
+
+
+def test_rules_are_frozen():
+    r = sim.preset("rummy101")
+    with pytest.raises(AttributeError):
+        r.players = 3  # type: ignore[misc]
+
+
+def test_settings_from_text_are_typed_and_checked():
+    r = sim.preset("rummy101").with_settings({"open_points": "91", "threshold_mode": "increasing",
+                                              "keep_discard": "false"})
+    assert (r.open_points, r.threshold_mode, r.keep_discard) == (91, "increasing", False)
+    with pytest.raises(sim.RulesError, match="open_points: expected a whole number"):
+        sim.preset("rummy101").with_settings({"open_points": "lots"})
+    with pytest.raises(sim.RulesError, match="wrap_runs: expected true or false"):
+        sim.preset("rummikub").with_settings({"wrap_runs": "maybe"})
+    with pytest.raises(sim.RulesError, match="unknown rules field 'points'"):
+        sim.preset("rummy101").with_settings({"points": "1"})
+
+
+def test_bad_json_is_rejected():
+    with pytest.raises(sim.RulesError, match="not valid JSON"):
+        Rules.from_json("{not json")
+    with pytest.raises(sim.RulesError, match="family"):
+        Rules.from_json('{"players": 3}')
+    partial = Rules.from_json('{"family": "rummikub", "name": "mine", "wrap_runs": true}')
+    assert partial.wrap_runs and partial.open_points == 30
