@@ -83,6 +83,7 @@ class _Arrays:
     g_use: np.ndarray
     g_jokers: np.ndarray
     g_tiles: np.ndarray
+    g_from: np.ndarray
     g_minj: np.ndarray
     table: np.ndarray
     states: np.ndarray
@@ -93,7 +94,7 @@ class _Arrays:
     tnoend: np.ndarray
 
     def args(self) -> tuple:
-        return (self.g_ptr, self.g_use, self.g_jokers, self.g_tiles, self.g_minj, self.table,
+        return (self.g_ptr, self.g_use, self.g_jokers, self.g_tiles, self.g_from, self.g_minj, self.table,
                 self.states, self.tptr, self.tto, self.tdj, self.tk, self.tnoend)
 
 
@@ -101,7 +102,7 @@ class _Arrays:
 def _arrays(g3max: int) -> _Arrays:
     g = sets.set_options(g3max)
     a = runs.automaton(DIRECT_JOKERS)
-    return _Arrays(g.ptr, g.use, g.jokers, g.tiles, g.min_jokers, runs.run_table(), a.states,
+    return _Arrays(g.ptr, g.use, g.jokers, g.tiles, g.from_number, g.min_jokers, runs.run_table(), a.states,
                    a.tptr, a.tto, a.tdj, a.tk, a.tnoend)
 
 
@@ -154,7 +155,8 @@ def best_opening(rack: Rack | str | np.ndarray, rules: Rules | str | None = None
     arrays = _arrays(rules.group_of_three_max_jokers)
     keep, cyclic = rules.keep_discard, rules.wrap_runs
     work = counts.copy()
-    score, aside = kernel.best_score(work, forced, keep, cyclic, *arrays.args())
+    space = kernel.new_space(arrays.states.shape[0])
+    score, aside = kernel.best_score(work, forced, keep, cyclic, *arrays.args(), space)
     pairs = int(kernel.most_pairs(counts, forced, keep))
     pair_melds = _pair_melds(counts, pairs, forced)
     if score <= kernel.NEG // 2:
@@ -163,7 +165,7 @@ def best_opening(rack: Rack | str | np.ndarray, rules: Rules | str | None = None
         if aside >= 0:
             work[aside] -= 1
         leaf = np.full(kernel.LEAF_LEN, -1, dtype=np.int64)
-        again = kernel.search(work, forced, cyclic, *arrays.args(), True, leaf)
+        again = kernel.search(work, forced, cyclic, *arrays.args(), True, leaf, space)
         if again != score:
             raise AssertionError(f"solver replay disagrees: {again} != {score}")
         melds = _melds_from_leaf(work, leaf, rules, forced)

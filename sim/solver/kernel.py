@@ -82,70 +82,112 @@ def _record_joker_split(runs, jr, leaf):
                         leaf[NUMBERS + 3] = j3
 
 
+MAXJ = 4  # jokers the scratch space is sized for (tiles.MAX_JOKERS)
+
+
 @njit(cache=True)
-def search(counts, forced_kind, cyclic, g_ptr, g_use, g_jokers, g_tiles, g_minj, table,
-           states, tptr, tto, tdj, tk, tnoend, record, leaf):
+def new_space(n_states):
+    """Scratch arrays for :func:`search`, allocated once per block of racks (jit-compiled)."""
+    return (
+        np.zeros((NUMBERS + 1, COLOURS), dtype=np.int64),  # pattern per depth
+        np.empty((3, NUMBERS), dtype=np.int64),  # candidates: number, code, jokers needed
+        np.full((2, n_states, MAXJ + 1), NEG, dtype=np.int64),  # direct run DP layers
+        np.zeros((2, n_states), dtype=np.int64),
+        np.zeros((2, n_states), dtype=np.bool_),
+        np.empty((8, MAXJ + 1), dtype=np.int64),  # runs per colour (4), comb, tmp, dtmp, spare
+        np.empty((COLOURS, MAXJ + 4), dtype=np.int64),  # memo: key (3) and values per colour
+        np.empty((5, NUMBERS + 1), dtype=np.int64),  # row, setscore, jokers left, forced, joker sets
+        np.empty(NUMBERS, dtype=np.int64),  # counts of one colour
+        np.empty(LEAF_LEN, dtype=np.int64),  # leaf (unused unless recording)
+        np.empty(MAXJ + 1, dtype=np.int64),  # best score with fewer jokers (the bound)
+    )
+
+
+@njit(cache=True)
+def search(counts, forced_kind, cyclic, g_ptr, g_use, g_jokers, g_tiles, g_from, g_minj, table,
+           states, tptr, tto, tdj, tk, tnoend, record, leaf, space):
     """Best melds score of ``counts`` (int64, 53) with no tile set aside (jit-compiled).
 
     ``forced_kind`` (0-51 or -1) must lie in a meld (T-TAKE-2). With ``record`` the best
     leaf is written to ``leaf``: the option row taken at every number (-1: none) and the
     jokers given to each colour's runs. Returns NEG when no melds hold the forced tile.
+    ``space`` comes from :func:`new_space`.
+
+    Jokers are what makes the search branch, so the rack is first solved with 0, 1, ...
+    jokers: whatever sets hold jokers, the rest of the lay-down is some lay-down of the
+    rack with the jokers left, so it is worth at most the best with that many jokers.
     """
     jokers = counts[JOKER]
-    pattern = np.zeros((NUMBERS + 1, COLOURS), dtype=np.int64)
+    fewer = space[-1]
+    for k in range(jokers):
+        counts[JOKER] = k
+        fewer[k] = _search(counts, -1, cyclic, g_ptr, g_use, g_jokers, g_tiles, g_from, g_minj,
+                           table, states, tptr, tto, tdj, tk, tnoend, False, leaf, space)
+    counts[JOKER] = jokers
+    return _search(counts, forced_kind, cyclic, g_ptr, g_use, g_jokers, g_tiles, g_from, g_minj,
+                   table, states, tptr, tto, tdj, tk, tnoend, record, leaf, space)
+
+
+@njit(cache=True)
+def _search(counts, forced_kind, cyclic, g_ptr, g_use, g_jokers, g_tiles, g_from, g_minj, table,
+            states, tptr, tto, tdj, tk, tnoend, record, leaf, space):
+    """:func:`search` for one number of jokers, ``space[-1][k]`` holding the best score
+    with k < jokers (jit-compiled)."""
+    jokers = counts[JOKER]
+    pattern, candidates, dp, act, flag, small, memo, stack, counts13, _, fewer = space
+    cand = candidates[0]
+    cand_code = candidates[1]
+    cand_minj = candidates[2]
+    runs = small[:COLOURS]
+    comb = small[4]
+    ctmp = small[5]
+    dtmp = small[6]
+    memo_key = memo[:, :3]
+    memo_val = memo[:, 3:]
+    row = stack[0]
+    setscore = stack[1]
+    jrem = stack[2]
+    fdone = stack[3]
+    jsets = stack[4]  # score of the options holding jokers taken so far
     for col in range(COLOURS):
         p = 0
         for n in range(NUMBERS):
             p += counts[col * NUMBERS + n] * POW3[n]
         pattern[0, col] = p
-    cand = np.empty(NUMBERS, dtype=np.int64)
-    cand_code = np.empty(NUMBERS, dtype=np.int64)
+    # Numbers where some set can be laid, those needing fewer jokers first: once the
+    # jokers are spent the remaining numbers cannot branch and the search goes to the leaf.
     ncand = 0
-    for n in range(NUMBERS):
-        code = 0
-        mult = 1
-        for col in range(COLOURS):
-            code += counts[col * NUMBERS + n] * mult
-            mult *= 3
-        if g_minj[code] <= jokers:
-            cand[ncand] = n
-            cand_code[ncand] = code
-            ncand += 1
+    for need in range(jokers + 1):
+        for n in range(NUMBERS):
+            code = 0
+            mult = 1
+            for col in range(COLOURS):
+                code += counts[col * NUMBERS + n] * mult
+                mult *= 3
+            if g_minj[code, n] == need:
+                cand[ncand] = n
+                cand_code[ncand] = code
+                cand_minj[ncand] = need
+                ncand += 1
     forced = forced_kind >= 0
     fcol = forced_kind // NUMBERS if forced else -1
     fnum = forced_kind % NUMBERS if forced else -1
 
     direct = cyclic or jokers > TABLE_JOKERS or forced
-    if direct:
-        n_states = states.shape[0]
-        dp = np.full((2, n_states, jokers + 1), NEG, dtype=np.int64)
-        act = np.zeros((2, n_states), dtype=np.int64)
-        flag = np.zeros((2, n_states), dtype=np.bool_)
-    else:
-        dp = np.full((2, 1, 1), NEG, dtype=np.int64)
-        act = np.zeros((2, 1), dtype=np.int64)
-        flag = np.zeros((2, 1), dtype=np.bool_)
-    counts13 = np.empty(NUMBERS, dtype=np.int64)
-    dtmp = np.empty(jokers + 1, dtype=np.int64)
-    runs = np.empty((COLOURS, jokers + 1), dtype=np.int64)
-    comb = np.empty(jokers + 1, dtype=np.int64)
-    ctmp = np.empty(jokers + 1, dtype=np.int64)
-    # Last direct answer per colour: leaves next to each other share most colours.
-    memo_key = np.full((COLOURS, 3), -1, dtype=np.int64)
-    memo_val = np.empty((COLOURS, jokers + 1), dtype=np.int64)
-
-    row = np.zeros(NUMBERS + 1, dtype=np.int64)
-    setscore = np.zeros(NUMBERS + 1, dtype=np.int64)
-    jrem = np.zeros(NUMBERS + 1, dtype=np.int64)
-    fdone = np.zeros(NUMBERS + 1, dtype=np.bool_)
+    for col in range(COLOURS):
+        memo_key[col, 0] = -1
+    fdone[0] = False
+    setscore[0] = 0
+    jsets[0] = 0
     jrem[0] = jokers
     best = NEG
     d = 0
     if ncand > 0:
         row[0] = g_ptr[cand_code[0]]
     while True:
-        if d == ncand:
-            # Leaf: what the sets left of each colour goes to runs.
+        if d == ncand or jrem[d] < cand_minj[d]:
+            # Leaf: no later number can take a set with the jokers left; what the sets
+            # left of each colour goes to runs.
             jr = jrem[d]
             ok = True
             for col in range(COLOURS):
@@ -153,7 +195,7 @@ def search(counts, forced_kind, cyclic, g_ptr, g_use, g_jokers, g_tiles, g_minj,
                 colour_forced = forced and col == fcol and not fdone[d]
                 if not direct or (not cyclic and jr <= TABLE_JOKERS and not colour_forced):
                     for j in range(jr + 1):
-                        runs[col, j] = table[j, p]
+                        runs[col, j] = table[p, j]
                     continue
                 fpos = fnum + 1 if colour_forced else 0
                 if memo_key[col, 0] == p and memo_key[col, 1] == jr and memo_key[col, 2] == fpos:
@@ -171,8 +213,8 @@ def search(counts, forced_kind, cyclic, g_ptr, g_use, g_jokers, g_tiles, g_minj,
                     memo_key[col, 2] = fpos
                     for j in range(jr + 1):
                         memo_val[col, j] = runs[col, j]
-                if runs[col, 0] <= NEG // 2 and runs[col, jr] <= NEG // 2:
-                    ok = False
+                if runs[col, jr] <= NEG // 2:
+                    ok = False  # the forced tile fits no run of what is left
             if ok:
                 total = setscore[d] + _share_jokers(runs, jr, comb, ctmp)
                 if total > best:
@@ -180,7 +222,7 @@ def search(counts, forced_kind, cyclic, g_ptr, g_use, g_jokers, g_tiles, g_minj,
                     if record:
                         for n in range(NUMBERS):
                             leaf[n] = -1
-                        for i in range(ncand):
+                        for i in range(d):
                             leaf[cand[i]] = row[i]
                         _record_joker_split(runs, jr, leaf)
             d -= 1
@@ -188,21 +230,31 @@ def search(counts, forced_kind, cyclic, g_ptr, g_use, g_jokers, g_tiles, g_minj,
                 break
             row[d] += 1
             continue
+        n = cand[d]
         end = g_ptr[cand_code[d] + 1]
         r = row[d]
-        while r < end and g_jokers[r] > jrem[d]:
-            r += 1
-        if r >= end:
+        while r < end and g_jokers[r] <= jrem[d] and g_from[r] > n + 1:
+            r += 1  # a set the same tiles beat as a run here (sets.from_number)
+        if r >= end or g_jokers[r] > jrem[d]:  # rows come by jokers needed: none left fit
             d -= 1
             if d < 0:
                 break
             row[d] += 1
             continue
         row[d] = r
-        n = cand[d]
+        gain = g_tiles[r] * (SCORE_UNIT * (n + 1) - 1)
+        if g_jokers[r] > 0:
+            # Bound: these joker sets plus the best lay-down with the jokers left.
+            left = jrem[d] - g_jokers[r]
+            if jsets[d] + gain + fewer[left] <= best:
+                row[d] += 1
+                continue
+            jsets[d + 1] = jsets[d] + gain
+        else:
+            jsets[d + 1] = jsets[d]
         for col in range(COLOURS):
             pattern[d + 1, col] = pattern[d, col] - g_use[r, col] * POW3[n]
-        setscore[d + 1] = setscore[d] + g_tiles[r] * (SCORE_UNIT * (n + 1) - 1)
+        setscore[d + 1] = setscore[d] + gain
         jrem[d + 1] = jrem[d] - g_jokers[r]
         fdone[d + 1] = fdone[d] or (forced and n == fnum and g_use[r, fcol] > 0)
         d += 1
@@ -212,16 +264,16 @@ def search(counts, forced_kind, cyclic, g_ptr, g_use, g_jokers, g_tiles, g_minj,
 
 
 @njit(cache=True)
-def best_score(counts, forced_kind, keep, cyclic, g_ptr, g_use, g_jokers, g_tiles, g_minj,
-               table, states, tptr, tto, tdj, tk, tnoend):
+def best_score(counts, forced_kind, keep, cyclic, g_ptr, g_use, g_jokers, g_tiles, g_from, g_minj,
+               table, states, tptr, tto, tdj, tk, tnoend, space):
     """Best melds score leaving a tile for the discard when ``keep`` (T-OPEN-4).
 
     Returns ``(score, set_aside)``: ``set_aside`` is the kind left on the rack to make
     room for the discard, or -1 when the best melds already leave a tile (jit-compiled).
     """
-    leaf = np.empty(1, dtype=np.int64)
-    s = search(counts, forced_kind, cyclic, g_ptr, g_use, g_jokers, g_tiles, g_minj, table,
-               states, tptr, tto, tdj, tk, tnoend, False, leaf)
+    leaf = space[-1]
+    s = search(counts, forced_kind, cyclic, g_ptr, g_use, g_jokers, g_tiles, g_from, g_minj,
+               table, states, tptr, tto, tdj, tk, tnoend, False, leaf, space)
     if not keep or s <= NEG // 2:
         return s, -1
     total = 0
@@ -236,8 +288,8 @@ def best_score(counts, forced_kind, keep, cyclic, g_ptr, g_use, g_jokers, g_tile
         if counts[k] == 0 or (k == forced_kind and counts[k] == 1):
             continue
         counts[k] -= 1
-        s2 = search(counts, forced_kind, cyclic, g_ptr, g_use, g_jokers, g_tiles, g_minj, table,
-                    states, tptr, tto, tdj, tk, tnoend, False, leaf)
+        s2 = search(counts, forced_kind, cyclic, g_ptr, g_use, g_jokers, g_tiles, g_from, g_minj,
+                    table, states, tptr, tto, tdj, tk, tnoend, False, leaf, space)
         counts[k] += 1
         if s2 > best:
             best = s2
@@ -266,16 +318,22 @@ def most_pairs(counts, forced_kind, keep):
     return max(pairs, 0)
 
 
+BLOCK = 256  # racks per scratch space in the parallel loop
+
+
 @njit(cache=True, parallel=True)
-def opening_values_kernel(racks, keep, cyclic, g_ptr, g_use, g_jokers, g_tiles, g_minj, table,
-                          states, tptr, tto, tdj, tk, tnoend, out_value, out_pairs):
+def opening_values_kernel(racks, keep, cyclic, g_ptr, g_use, g_jokers, g_tiles, g_from, g_minj,
+                          table, states, tptr, tto, tdj, tk, tnoend, out_value, out_pairs):
     """Best melds value and most pairs of every rack of ``racks`` (N, 53), in parallel
-    over racks (jit-compiled)."""
-    for i in prange(racks.shape[0]):
+    over blocks of racks (jit-compiled)."""
+    n = racks.shape[0]
+    for b in prange((n + BLOCK - 1) // BLOCK):
+        space = new_space(states.shape[0])
         counts = np.empty(COUNTS_LEN, dtype=np.int64)
-        for k in range(COUNTS_LEN):
-            counts[k] = racks[i, k]
-        s, _ = best_score(counts, -1, keep, cyclic, g_ptr, g_use, g_jokers, g_tiles, g_minj,
-                          table, states, tptr, tto, tdj, tk, tnoend)
-        out_value[i] = value_of(s)
-        out_pairs[i] = most_pairs(counts, -1, keep)
+        for i in range(b * BLOCK, min(n, (b + 1) * BLOCK)):
+            for k in range(COUNTS_LEN):
+                counts[k] = racks[i, k]
+            s, _ = best_score(counts, -1, keep, cyclic, g_ptr, g_use, g_jokers, g_tiles, g_from,
+                              g_minj, table, states, tptr, tto, tdj, tk, tnoend, space)
+            out_value[i] = value_of(s)
+            out_pairs[i] = most_pairs(counts, -1, keep)

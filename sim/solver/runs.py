@@ -297,7 +297,7 @@ def colour_runs(counts13, jmax, forced, cyclic, states, tptr, tto, tdj, tk, tnoe
 
 @njit(cache=True)
 def _build_table(states, tptr, tto, tdj, tk, tnoend, jmax, table):
-    """Fill ``table[j, pattern]`` for every colour pattern by a depth-first walk (jit-compiled).
+    """Fill ``table[pattern, j]`` for every colour pattern by a depth-first walk (jit-compiled).
 
     The pattern of a colour is ``sum(count[n] * 3**(n-1))``. Patterns sharing their first
     numbers share the DP layers of those numbers, so each of the ~2.4 million trie nodes
@@ -339,7 +339,7 @@ def _build_table(states, tptr, tto, tdj, tk, tnoend, jmax, table):
         for j in range(jmax + 1):
             if j > 0 and best[j - 1] > best[j]:
                 best[j] = best[j - 1]
-            table[j, code[d]] = best[j]
+            table[code[d], j] = best[j]
         while d >= 1 and choice[d] == 2:
             d -= 1
         if d == 0:
@@ -385,12 +385,12 @@ def _cache_dir() -> Path:
     return Path(base)
 
 
-TABLE_VERSION = 1
+TABLE_VERSION = 2
 
 
 @functools.lru_cache(maxsize=1)
 def run_table() -> np.ndarray:
-    """``table[j, pattern]``: best run score of a colour pattern with at most j jokers, j=0..2.
+    """``table[pattern, j]``: best run score of a colour pattern with at most j jokers, j=0..2.
 
     Built on first use (a few seconds) and kept in ``$SIM_CACHE_DIR`` (default
     ``~/.cache/rummy-sim``) so later processes load it in milliseconds.
@@ -399,7 +399,7 @@ def run_table() -> np.ndarray:
     if path.exists():
         try:
             table = np.load(path)
-            if table.shape == (TABLE_JOKERS + 1, PATTERNS) and table.dtype == np.int32:
+            if table.shape == (PATTERNS, TABLE_JOKERS + 1) and table.dtype == np.int32:
                 return table
         except (OSError, ValueError):
             pass  # a damaged cache file is rebuilt below
@@ -417,7 +417,7 @@ def run_table() -> np.ndarray:
 
 def build_run_table() -> np.ndarray:
     a = automaton(TABLE_JOKERS)
-    table = np.empty((TABLE_JOKERS + 1, PATTERNS), dtype=np.int64)
+    table = np.empty((PATTERNS, TABLE_JOKERS + 1), dtype=np.int64)
     _build_table(a.states, a.tptr, a.tto, a.tdj, a.tk, a.tnoend, TABLE_JOKERS, table)
     return table.astype(np.int32)
 

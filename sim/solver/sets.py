@@ -33,18 +33,39 @@ class SetOptions:
     """Set options of all 81 patterns as flat arrays for numba.
 
     Options of pattern ``p`` are rows ``ptr[p]`` to ``ptr[p + 1]`` of ``use`` (tiles of
-    each colour taken, shape (n, 4)), ``jokers`` and ``tiles`` (numbered + jokers); the
-    last row of every pattern is "no set". ``min_jokers[p]`` is the fewest jokers any real
-    option needs (99 if none). ``splits[row]`` is one way to lay the option down: a tuple
-    of sets, each ``(colours, jokers)``.
+    each colour taken, shape (n, 4)), ``jokers`` and ``tiles`` (numbered + jokers), in
+    order of jokers needed, so a search with j jokers left stops at the first row needing
+    more; "no set" is the last row needing none. ``from_number[row]`` is the lowest number
+    where the option can beat runs (see :func:`_from_number`); ``min_jokers[p, n-1]`` is
+    the fewest jokers any useful option at number n needs (99 if none). ``splits[row]``
+    is one way to lay the option down: a tuple of sets, each ``(colours, jokers)``.
     """
 
     ptr: np.ndarray
     use: np.ndarray
     jokers: np.ndarray
     tiles: np.ndarray
+    from_number: np.ndarray
     min_jokers: np.ndarray
     splits: tuple
+
+
+def _from_number(use: tuple[int, ...], jokers: int) -> int:
+    """Lowest number at which a set option is not beaten by runs of the same tiles.
+
+    One numbered tile with jokers as a set of n's is worth (1 + j) * n; the same tile
+    with the same jokers as a run from n upwards is worth more wherever it fits below 13
+    (R5 J J: set 15, run R5-J(R6)-J(R7) 18). The runs are always available to the run
+    automaton, so such a set option can only matter near the top.
+    """
+    if sum(use) != 1 or jokers == 0:
+        return 1
+    size = 1 + jokers
+    for n in range(1, 14):
+        top_run = max(sum(range(a, a + size)) for a in range(max(1, n - size + 1), min(n, 14 - size) + 1))
+        if size * n > top_run:
+            return n
+    return 14
 
 
 def _set_shapes(g3max: int) -> list[tuple[tuple[int, ...], int]]:
@@ -80,7 +101,7 @@ def set_options(g3max: int) -> SetOptions:
         return None
 
     ptr = [0]
-    use_rows, joker_rows, splits, min_jokers = [], [], [], []
+    use_rows, joker_rows, from_rows, splits, min_jokers = [], [], [], [], []
     for p in range(PATTERNS_AT_NUMBER):
         have = [(p // 3**c) % 3 for c in range(COLOUR_COUNT)]
         options = []
@@ -91,14 +112,18 @@ def set_options(g3max: int) -> SetOptions:
                 s = split(tuple(use), jokers)
                 if s is not None:
                     options.append((sum(use) + jokers, use, jokers, s))
-        # Most tiles first: the search meets a good answer early.
-        options.sort(key=lambda o: (-o[0], o[2]))
+        # By jokers needed, then most tiles first: a good answer comes early.
         options.append((0, (0, 0, 0, 0), 0, ()))
+        options.sort(key=lambda o: (o[2], o[0] == 0, -o[0]))
         for _, use, jokers, s in options:
             use_rows.append(use)
             joker_rows.append(jokers)
             splits.append(s)
-        min_jokers.append(min((o[2] for o in options[:-1]), default=99))
+            from_rows.append(_from_number(use, jokers))
+        min_jokers.append([
+            min((o[2] for o in options if o[0] and _from_number(o[1], o[2]) <= n), default=99)
+            for n in range(1, 14)
+        ])
         ptr.append(len(use_rows))
     use = np.array(use_rows, dtype=np.int64)
     jokers = np.array(joker_rows, dtype=np.int64)
@@ -107,6 +132,7 @@ def set_options(g3max: int) -> SetOptions:
         use=use,
         jokers=jokers,
         tiles=use.sum(axis=1) + jokers,
+        from_number=np.array(from_rows, dtype=np.int64),
         min_jokers=np.array(min_jokers, dtype=np.int64),
         splits=tuple(splits),
     )
