@@ -176,7 +176,8 @@ def format_summary(s: dict, rack_size: int, seed: int, seconds: float, out: Path
     ]
     if s["open_pairs"]:
         lines.append("most pairs:  " + "  ".join(
-            f"{k}: {v:.2%}" for k, v in s["pairs_distribution"].items() if v > 0))
+            f"{k}: {v:.2%}" if v >= 5e-5 else f"{k}: <0.01%"
+            for k, v in s["pairs_distribution"].items() if v > 0))
     if out is not None:
         lines += ["", f"racks written to {out}"]
     return "\n".join(lines)

@@ -252,47 +252,41 @@ def _runs_from(counts13, jmax, forced, s0, cyclic, states, tptr, tto, tdj, tk, t
 
 
 @njit(cache=True)
-def new_workspace(n_states, jmax):
-    """Scratch arrays for :func:`colour_runs` (jit-compiled)."""
-    dp = np.full((2, n_states, jmax + 1), NEG, dtype=np.int64)
-    act = np.zeros((2, n_states), dtype=np.int64)
-    flag = np.zeros((2, n_states), dtype=np.bool_)
-    best = np.empty(jmax + 1, dtype=np.int64)
-    return dp, act, flag, best
-
-
-@njit(cache=True)
 def colour_runs(counts13, jmax, forced, cyclic, states, tptr, tto, tdj, tk, tnoend,
                 dp, act, flag, tmp, out):
     """Best run score of one colour with at most j jokers, j = 0..jmax (jit-compiled).
 
     ``counts13[n-1]`` is the number of tiles of number n (0-2); ``forced`` (1-13, or 0)
     names a number whose tile must sit in a run; ``cyclic`` lets runs wrap 13 -> 1.
-    ``out[j]`` receives the score, NEG where no runs meet the demand.
+    ``out[j]`` receives the score, NEG where no runs meet the demand. Returns the start
+    state of the best wrap-around answer (0 when runs do not wrap).
     """
     dummy = np.zeros((1, 1, 1, 1), dtype=np.int64)
     for j in range(jmax + 1):
         out[j] = NEG
-    if not cyclic:
-        _runs_from(counts13, jmax, forced, 0, False, states, tptr, tto, tdj, tk, tnoend,
+    best_start = 0
+    top = NEG
+    # Without wrapping, runs start from nothing open; with it, from every multiset of
+    # runs that could be crossing from 13 to 1 (they must come back as open after 13).
+    last = states.shape[0] if cyclic else 1
+    for s0 in range(last):
+        size = 0
+        for t in range(6):
+            size += states[s0, t]
+        if size > counts13[0] + jmax or size > counts13[NUMBERS - 1] + jmax:
+            continue
+        _runs_from(counts13, jmax, forced, s0, cyclic, states, tptr, tto, tdj, tk, tnoend,
                    dp, act, flag, tmp, dummy, False)
         for j in range(jmax + 1):
-            out[j] = tmp[j]
-    else:
-        for s0 in range(states.shape[0]):
-            size = 0
-            for t in range(6):
-                size += states[s0, t]
-            if size > counts13[0] + jmax or size > counts13[NUMBERS - 1] + jmax:
-                continue
-            _runs_from(counts13, jmax, forced, s0, True, states, tptr, tto, tdj, tk, tnoend,
-                       dp, act, flag, tmp, dummy, False)
-            for j in range(jmax + 1):
-                if tmp[j] > out[j]:
-                    out[j] = tmp[j]
+            if tmp[j] > out[j]:
+                out[j] = tmp[j]
+            if tmp[j] > top:
+                top = tmp[j]
+                best_start = s0
     for j in range(1, jmax + 1):  # "at most j jokers"
         if out[j - 1] > out[j]:
             out[j] = out[j - 1]
+    return best_start
 
 
 @njit(cache=True)
@@ -427,23 +421,25 @@ def pattern_code(counts13) -> int:
 
 
 def trace_runs(counts13, jokers: int, forced: int = 0, cyclic: bool = False):
-    """The runs behind the best score of one colour: a list of runs, each a list of
-    ``(number, is_joker)`` in order, and the score. For reconstruction, not the hot path."""
+    """The runs behind the best score of one colour with at most ``jokers`` jokers: a list
+    of runs, each a list of ``(number, is_joker)`` in order, and the score (NEG if none).
+    For rebuilding an answer, not the hot path."""
     counts13 = np.asarray(counts13, dtype=np.int64)
     a = automaton(max(jokers, 0))
+    n_states = a.states.shape[0]
+    dp = np.full((2, n_states, a.jmax + 1), NEG, dtype=np.int64)
+    act = np.zeros((2, n_states), dtype=np.int64)
+    flag = np.zeros((2, n_states), dtype=np.bool_)
+    out = np.empty(a.jmax + 1, dtype=np.int64)
+    tmp = np.empty(a.jmax + 1, dtype=np.int64)
+    s0 = colour_runs(counts13, a.jmax, forced, cyclic, a.states, a.tptr, a.tto, a.tdj, a.tk,
+                     a.tnoend, dp, act, flag, tmp, out)
     moves = np.full(NUMBERS + 1, -1, dtype=np.int64)
-    best_score, best_s0 = NEG, 0
-    starts = range(a.states.shape[0]) if cyclic else [0]
-    for s0 in starts:
-        score = _trace_runs(counts13, a.jmax, forced, s0, cyclic, jokers, a.states, a.tptr,
-                            a.tto, a.tdj, a.tk, a.tnoend, moves)
-        if score > best_score:
-            best_score, best_s0 = score, s0
-    if best_score == NEG:
+    score = _trace_runs(counts13, a.jmax, forced, s0, cyclic, jokers, a.states, a.tptr, a.tto,
+                        a.tdj, a.tk, a.tnoend, moves)
+    if score == NEG:
         return None, NEG
-    _trace_runs(counts13, a.jmax, forced, best_s0, cyclic, jokers, a.states, a.tptr, a.tto,
-                a.tdj, a.tk, a.tnoend, moves)
-    return _replay(a, counts13, moves, best_s0 if cyclic else None), best_score
+    return _replay(a, counts13, moves, s0 if cyclic else None), score
 
 
 def _replay(a: RunAutomaton, counts13, moves, s0) -> list[list[tuple[int, bool]]]:
