@@ -14,19 +14,16 @@ import numpy as np
 
 from sim.errors import NotationError, RulesError
 from sim.rules import Rules, resolve_rules
-from sim.solver import kernel, runs, sets
+from sim.solver import kernel, layout, runs, sets
 from sim.tiles import (
-    COLOURS,
     COUNTS_LEN,
     JOKER,
     KINDS,
     MAX_JOKERS,
-    NUMBERS,
     Meld,
     Rack,
     as_counts,
     colour_of,
-    kind,
     number_of,
     parse_tile,
     tile_name,
@@ -189,33 +186,12 @@ def best_opening(rack: Rack | str | np.ndarray, rules: Rules | str | None = None
 
 
 def _melds_from_leaf(counts: np.ndarray, leaf: np.ndarray, rules: Rules, forced: int) -> tuple[Meld, ...]:
-    options = sets.set_options(rules.group_of_three_max_jokers)
-    remaining = counts[:KINDS].reshape(len(COLOURS), NUMBERS).copy()
-    melds: list[Meld] = []
-    forced_in_set = False
-    for n in range(NUMBERS):
-        r = int(leaf[n])
-        if r < 0:
-            continue
-        for colours, jokers in options.splits[r]:
-            missing = [c for c in range(len(COLOURS)) if c not in colours][:jokers]
-            tiles = sorted([(c, False) for c in colours] + [(c, True) for c in missing])
-            melds.append(Meld("set", tuple(kind(c, n + 1) for c, _ in tiles), tuple(j for _, j in tiles)))
-            for c in colours:
-                remaining[c, n] -= 1
-                if forced >= 0 and kind(c, n + 1) == forced:
-                    forced_in_set = True
-    for col in range(len(COLOURS)):
-        jokers = int(leaf[NUMBERS + col])
-        fpos = 0
-        if forced >= 0 and colour_of(forced) == col and not forced_in_set:
-            fpos = number_of(forced)
-        if not remaining[col].any():
-            continue
-        cells, _ = runs.trace_runs(remaining[col], jokers, fpos, rules.wrap_runs)
-        for run in cells or []:
-            melds.append(Meld("run", tuple(kind(col, n) for n, _ in run), tuple(j for _, j in run)))
-    return tuple(melds)
+    g = sets.set_options(rules.group_of_three_max_jokers)
+    a = runs.automaton(DIRECT_JOKERS)
+    rows = np.zeros((layout.MAX_LAID, layout.MELD_FIELDS), dtype=np.int64)
+    count = layout.lay_out(counts, leaf, forced, rules.wrap_runs, g.nsets, g.set_colours,
+                           g.set_jokers, *a.arrays(), *a.moves(), rows)
+    return tuple(layout.to_meld(r) for r in rows[:count])
 
 
 def _pair_melds(counts: np.ndarray, pairs: int, forced: int) -> tuple[Meld, ...]:

@@ -50,21 +50,14 @@ _ADVANCE = tuple(_type(_TYPE_LEN[t] + 1, _TYPE_REAL[t]) for t in range(6))
 
 
 @dataclass(frozen=True)
-class Transition:
-    """How one step of the automaton treats the open runs (used to rebuild the runs)."""
-
-    ends: int  # complete runs that end before this number
-    starts: int  # runs that start at this number
-    reals_to_new: tuple[int, int, int]  # numbered tiles given to jokers-only runs of length 1, 2, 3+
-
-
-@dataclass(frozen=True)
 class RunAutomaton:
     """The automaton for at most ``jmax`` jokers in one colour, as flat arrays for numba.
 
     Transitions from state ``s`` on ``c`` numbered tiles are ``tptr[3*s + c]`` up to
     ``tptr[3*s + c + 1]``; each goes to ``tto`` using ``tdj`` jokers and leaves ``tk`` runs
-    covering the number; ``tnoend`` says no run ended (needed where runs wrap).
+    covering the number; ``tnoend`` says no run ended (needed where runs wrap). To rebuild
+    the runs, ``mends`` complete runs end before the number, ``mstarts`` start at it, and
+    ``mgive[t, i]`` numbered tiles go to jokers-only runs of length class i (1, 2, 3+).
     """
 
     jmax: int
@@ -74,7 +67,15 @@ class RunAutomaton:
     tdj: np.ndarray
     tk: np.ndarray
     tnoend: np.ndarray
-    moves: tuple[Transition, ...]
+    mends: np.ndarray
+    mstarts: np.ndarray
+    mgive: np.ndarray
+
+    def arrays(self) -> tuple:
+        return (self.states, self.tptr, self.tto, self.tdj, self.tk, self.tnoend)
+
+    def moves(self) -> tuple:
+        return (self.mends, self.mstarts, self.mgive)
 
 
 @functools.cache
@@ -84,13 +85,13 @@ def automaton(jmax: int) -> RunAutomaton:
     empty = (0,) * 6
     index = {empty: 0}
     order = [empty]
-    rows: list[list[tuple[int, int, int, bool, Transition]]] = []
+    rows: list[list[tuple[int, int, int, bool, tuple]]] = []
     i = 0
     while i < len(order):
         s = order[i]
         i += 1
         for c in range(3):
-            seen: dict[tuple[tuple[int, ...], int, bool], Transition] = {}
+            seen: dict[tuple[tuple[int, ...], int, bool], tuple] = {}
             for ends in range(s[_COMPLETE] + 1):
                 cont = list(s)
                 cont[_COMPLETE] -= ends
@@ -127,7 +128,7 @@ def automaton(jmax: int) -> RunAutomaton:
                                 continue  # jokers-only runs would need more jokers than there are
                             key = (tuple(nxt), dj, ends == 0)
                             if key not in seen:
-                                seen[key] = Transition(ends, starts, (g0, g2, g4))
+                                seen[key] = (ends, starts, g0, g2, g4)
             row = []
             for (nxt, dj, noend), move in seen.items():
                 if nxt not in index:
@@ -147,7 +148,9 @@ def automaton(jmax: int) -> RunAutomaton:
         tdj=np.array([t[1] for t in flat], dtype=np.int64),
         tk=np.array([t[2] for t in flat], dtype=np.int64),
         tnoend=np.array([t[3] for t in flat], dtype=np.bool_),
-        moves=tuple(t[4] for t in flat),
+        mends=np.array([t[4][0] for t in flat], dtype=np.int64),
+        mstarts=np.array([t[4][1] for t in flat], dtype=np.int64),
+        mgive=np.array([t[4][2:] for t in flat], dtype=np.int64).reshape(-1, 3),
     )
 
 
@@ -420,100 +423,183 @@ def pattern_code(counts13) -> int:
     return int(np.dot(np.asarray(counts13, dtype=np.int64), POW3))
 
 
-def trace_runs(counts13, jokers: int, forced: int = 0, cyclic: bool = False):
-    """The runs behind the best score of one colour with at most ``jokers`` jokers: a list
-    of runs, each a list of ``(number, is_joker)`` in order, and the score (NEG if none).
-    For rebuilding an answer, not the hot path."""
-    counts13 = np.asarray(counts13, dtype=np.int64)
-    a = automaton(max(jokers, 0))
-    n_states = a.states.shape[0]
-    dp = np.full((2, n_states, a.jmax + 1), NEG, dtype=np.int64)
+MAX_RUNS = 32  # runs one colour can hold, with room for wrapped pieces
+
+
+@njit(cache=True)
+def _replay_runs(counts13, moves, s0, cyclic, states, mends, mstarts, mgive, out):
+    """Turn the transitions taken at every number into runs (jit-compiled).
+
+    ``out[i] = (first number, length, joker mask)``, the mask holding bit n-1 where a
+    joker stands for number n; a wrapped run's numbers go on from 13 to 1. Returns the
+    number of runs. Runs crossing 13 -> 1 start as heads carrying their tail's type and
+    are glued behind an open tail of that type after 13.
+    """
+    start = np.zeros(MAX_RUNS, dtype=np.int64)
+    stop = np.zeros(MAX_RUNS, dtype=np.int64)
+    length = np.zeros(MAX_RUNS, dtype=np.int64)  # length class so far (capped at 3 when > 3)
+    real = np.zeros(MAX_RUNS, dtype=np.bool_)
+    jmask = np.zeros(MAX_RUNS, dtype=np.int64)
+    is_open = np.zeros(MAX_RUNS, dtype=np.bool_)
+    head = np.full(MAX_RUNS, -1, dtype=np.int64)  # wrap: the type of the tail it follows
+    n = 0
+    if cyclic:
+        for t in range(6):
+            for _ in range(states[s0, t]):
+                start[n] = 1
+                length[n] = (t // 2) + 1
+                real[n] = t % 2 == 1
+                head[n] = t
+                is_open[n] = True
+                n += 1
+    for pos in range(1, NUMBERS + 1):
+        m = moves[pos]
+        ends = mends[m]
+        for i in range(n):
+            if ends > 0 and is_open[i] and length[i] >= 3 and real[i]:
+                is_open[i] = False
+                stop[i] = pos - 1
+                ends -= 1
+        for _ in range(mstarts[m]):
+            start[n] = pos
+            length[n] = 0
+            real[n] = False
+            is_open[n] = True
+            n += 1
+        k = 0
+        for i in range(n):
+            if is_open[i]:
+                length[i] += 1
+                k += 1
+        reals = min(k, counts13[pos - 1])
+        give0 = mgive[m, 0]
+        give1 = mgive[m, 1]
+        give2 = mgive[m, 2]
+        got = np.zeros(MAX_RUNS, dtype=np.bool_)
+        for i in range(n):
+            if is_open[i] and not real[i] and reals > 0:
+                cls = min(length[i], 3) - 1
+                if cls == 0 and give0 > 0:
+                    give0 -= 1
+                elif cls == 1 and give1 > 0:
+                    give1 -= 1
+                elif cls == 2 and give2 > 0:
+                    give2 -= 1
+                else:
+                    continue
+                got[i] = True
+                reals -= 1
+        for i in range(n):
+            if is_open[i] and real[i] and not got[i] and reals > 0:
+                got[i] = True
+                reals -= 1
+        for i in range(n):
+            if is_open[i]:
+                if got[i]:
+                    real[i] = True
+                else:
+                    jmask[i] |= 1 << (pos - 1)
+    for i in range(n):
+        if is_open[i]:
+            stop[i] = NUMBERS
+    count = 0
+    if not cyclic:
+        for i in range(n):
+            out[count, 0] = start[i]
+            out[count, 1] = stop[i] - start[i] + 1
+            out[count, 2] = jmask[i]
+            count += 1
+        return count
+    # Glue each head behind a tail of its type still open after 13, then lay out the chains
+    # that start at an ordinary run, cutting any longer than 13 (K-MELD-1).
+    follower = np.full(MAX_RUNS, -1, dtype=np.int64)
+    taken = np.zeros(MAX_RUNS, dtype=np.bool_)
+    for h in range(n):
+        if head[h] < 0:
+            continue
+        pick = -1
+        for r in range(n):
+            if r == h or taken[r] or not is_open[r] or follower[r] >= 0:
+                continue
+            t = (min(length[r], 3) - 1) * 2 + (1 if real[r] else 0)
+            if t == head[h] and (pick < 0 or (head[pick] >= 0 and head[r] < 0)):
+                pick = r
+        if pick >= 0:
+            follower[pick] = h
+            taken[pick] = True
+    placed = np.zeros(MAX_RUNS, dtype=np.bool_)
+    cells = np.empty(4 * NUMBERS * 2, dtype=np.int64)
+    jcells = np.empty(4 * NUMBERS * 2, dtype=np.bool_)
+    for i in range(n):
+        if head[i] >= 0:
+            continue
+        c = 0
+        r = i
+        while r >= 0:
+            placed[r] = True
+            for num in range(start[r], stop[r] + 1):
+                cells[c] = num
+                jcells[c] = (jmask[r] >> (num - 1)) & 1 == 1
+                c += 1
+            r = follower[r]
+            if r >= 0 and placed[r]:
+                break
+        first = 0
+        while c - first > 0:
+            piece = c - first
+            if piece > NUMBERS:
+                piece = NUMBERS if c - first - NUMBERS >= 3 else c - first - 3
+            mask = 0
+            for q in range(first, first + piece):
+                if jcells[q]:
+                    mask |= 1 << (cells[q] - 1)
+            out[count, 0] = cells[first]
+            out[count, 1] = piece
+            out[count, 2] = mask
+            count += 1
+            first += piece
+    for i in range(n):
+        if head[i] >= 0 and not placed[i]:
+            out[count, 0] = start[i]
+            out[count, 1] = stop[i] - start[i] + 1
+            out[count, 2] = jmask[i]
+            count += 1
+    return count
+
+
+@njit(cache=True)
+def best_runs(counts13, jokers, forced, cyclic, states, tptr, tto, tdj, tk, tnoend, mends,
+              mstarts, mgive, out):
+    """The runs behind the best score of one colour with at most ``jokers`` jokers, into
+    ``out`` as in :func:`_replay_runs`; returns ``(count, score)``, score NEG if no runs
+    meet the demand (jit-compiled)."""
+    n_states = states.shape[0]
+    dp = np.full((2, n_states, jokers + 1), NEG, dtype=np.int64)
     act = np.zeros((2, n_states), dtype=np.int64)
     flag = np.zeros((2, n_states), dtype=np.bool_)
-    out = np.empty(a.jmax + 1, dtype=np.int64)
-    tmp = np.empty(a.jmax + 1, dtype=np.int64)
-    s0 = colour_runs(counts13, a.jmax, forced, cyclic, a.states, a.tptr, a.tto, a.tdj, a.tk,
-                     a.tnoend, dp, act, flag, tmp, out)
+    best = np.empty(jokers + 1, dtype=np.int64)
+    tmp = np.empty(jokers + 1, dtype=np.int64)
+    s0 = colour_runs(counts13, jokers, forced, cyclic, states, tptr, tto, tdj, tk, tnoend,
+                     dp, act, flag, tmp, best)
     moves = np.full(NUMBERS + 1, -1, dtype=np.int64)
-    score = _trace_runs(counts13, a.jmax, forced, s0, cyclic, jokers, a.states, a.tptr, a.tto,
-                        a.tdj, a.tk, a.tnoend, moves)
+    score = _trace_runs(counts13, jokers, forced, s0, cyclic, jokers, states, tptr, tto, tdj,
+                        tk, tnoend, moves)
+    if score == NEG:
+        return 0, NEG
+    return _replay_runs(counts13, moves, s0, cyclic, states, mends, mstarts, mgive, out), score
+
+
+def trace_runs(counts13, jokers: int, forced: int = 0, cyclic: bool = False):
+    """The runs behind the best score of one colour (Python convenience): a list of runs,
+    each a list of ``(number, is_joker)`` in order, and the score."""
+    a = automaton(max(jokers, 0))
+    out = np.zeros((MAX_RUNS, 3), dtype=np.int64)
+    count, score = best_runs(np.asarray(counts13, dtype=np.int64), jokers, forced, cyclic,
+                             *a.arrays(), *a.moves(), out)
     if score == NEG:
         return None, NEG
-    return _replay(a, counts13, moves, s0 if cyclic else None), score
-
-
-def _replay(a: RunAutomaton, counts13, moves, s0) -> list[list[tuple[int, bool]]]:
-    """Turn the transitions taken into concrete runs: lists of ``(number, is_joker)``.
-
-    With wrap-around runs (``s0`` given) the runs crossing 13 -> 1 start as heads carrying
-    their tail's type; after 13 each head is glued behind an open tail of that type.
-    """
-    runs: list[dict] = []  # every run ever opened, in order
-    open_runs: list[dict] = []
-    if s0 is not None:
-        for t in range(6):
-            for _ in range(int(a.states[s0, t])):
-                head = {"cells": [], "real": bool(_TYPE_REAL[t]), "len": _TYPE_LEN[t], "head_of": t}
-                runs.append(head)
-                open_runs.append(head)
-    for pos in range(1, NUMBERS + 1):
-        move = a.moves[int(moves[pos])]
-        ending = [r for r in open_runs if r["len"] >= 3 and r["real"]][: move.ends]
-        for r in ending:
-            open_runs.remove(r)
-        for _ in range(move.starts):
-            r = {"cells": [], "real": False, "len": 0}
-            runs.append(r)
-            open_runs.append(r)
-        for r in open_runs:
-            r["len"] += 1
-        reals = min(len(open_runs), int(counts13[pos - 1]))
-        wants = list(move.reals_to_new)  # numbered tiles for jokers-only runs, by length class
-        got = set()
-        for i, r in enumerate(open_runs):
-            cls = min(r["len"], 3) - 1
-            if not r["real"] and wants[cls] > 0:
-                wants[cls] -= 1
-                got.add(i)
-        for i, r in enumerate(open_runs):
-            if i not in got and r["real"] and reals - len(got) > 0:
-                got.add(i)
-        for i, r in enumerate(open_runs):
-            use_real = i in got
-            r["cells"].append((pos, not use_real))
-            r["real"] = r["real"] or use_real
-    if s0 is None:
-        return [r["cells"] for r in runs]
-    # Each head follows a tail of its type that is open after 13; a tail may itself be a
-    # head that ran through 13, so follow the chains from runs that started normally.
-    follower: dict[int, dict] = {}
-    free = list(open_runs)
-    for head in (r for r in runs if "head_of" in r):
-        tails = [r for r in free if r is not head and _type(r["len"], int(r["real"])) == head["head_of"]]
-        tails.sort(key=lambda r: "head_of" in r)
-        free.remove(tails[0])
-        follower[id(tails[0])] = head
-    out = []
-    placed: set[int] = set()
-    for r in runs:
-        if "head_of" in r:
-            continue
-        cells = list(r["cells"])
-        nxt = follower.get(id(r))
-        while nxt is not None and id(nxt) not in placed:
-            placed.add(id(nxt))
-            cells += nxt["cells"]
-            nxt = follower.get(id(nxt))
-        out.extend(_split_long(cells))
-    out.extend(r["cells"] for r in runs if "head_of" in r and id(r) not in placed)
-    return out
-
-
-def _split_long(cells: list[tuple[int, bool]]) -> list[list[tuple[int, bool]]]:
-    """A wrapped run longer than 13 as runs of 3 to 13 (K-MELD-1)."""
-    pieces = []
-    while len(cells) > NUMBERS:
-        cut = NUMBERS if len(cells) - NUMBERS >= 3 else len(cells) - 3
-        pieces.append(cells[:cut])
-        cells = cells[cut:]
-    return [*pieces, cells]
+    runs = []
+    for first, length, mask in out[:count]:
+        nums = [(first - 1 + i) % NUMBERS + 1 for i in range(length)]
+        runs.append([(num, bool((mask >> (num - 1)) & 1)) for num in nums])
+    return runs, score

@@ -38,7 +38,9 @@ class SetOptions:
     more; "no set" is the last row needing none. ``from_number[row]`` is the lowest number
     where the option can beat runs (see :func:`_from_number`); ``min_jokers[p, n-1]`` is
     the fewest jokers any useful option at number n needs (99 if none). ``splits[row]``
-    is one way to lay the option down: a tuple of sets, each ``(colours, jokers)``.
+    is one way to lay the option down: a tuple of sets, each ``(colours, jokers)``, also
+    as arrays for numba: ``nsets[row]``, ``set_colours[row, i]`` (bit mask of colours)
+    and ``set_jokers[row, i]``.
     """
 
     ptr: np.ndarray
@@ -48,6 +50,9 @@ class SetOptions:
     from_number: np.ndarray
     min_jokers: np.ndarray
     splits: tuple
+    nsets: np.ndarray
+    set_colours: np.ndarray
+    set_jokers: np.ndarray
 
 
 def _from_number(use: tuple[int, ...], jokers: int) -> int:
@@ -126,6 +131,13 @@ def set_options(g3max: int) -> SetOptions:
         ])
         ptr.append(len(use_rows))
     use = np.array(use_rows, dtype=np.int64)
+    most = max(len(x) for x in splits)
+    set_colours = np.zeros((len(splits), most), dtype=np.int64)
+    set_jokers = np.zeros((len(splits), most), dtype=np.int64)
+    for row, split_ in enumerate(splits):
+        for i, (colours, j) in enumerate(split_):
+            set_colours[row, i] = sum(1 << c for c in colours)
+            set_jokers[row, i] = j
     jokers = np.array(joker_rows, dtype=np.int64)
     return SetOptions(
         ptr=np.array(ptr, dtype=np.int64),
@@ -135,4 +147,7 @@ def set_options(g3max: int) -> SetOptions:
         from_number=np.array(from_rows, dtype=np.int64),
         min_jokers=np.array(min_jokers, dtype=np.int64),
         splits=tuple(splits),
+        nsets=np.array([len(x) for x in splits], dtype=np.int64),
+        set_colours=set_colours,
+        set_jokers=set_jokers,
     )

@@ -1,0 +1,125 @@
+"""Melds as integer rows, and laying out the melds behind a solver answer (numba).
+
+A meld row has :data:`MELD_FIELDS` integers ``(kind, key, first, length, colours, jokers)``:
+
+- run: ``kind`` :data:`RUN`, ``key`` the colour, ``first`` its lowest number, ``length``
+  its tiles (numbers go on from 13 to 1 where runs wrap), ``jokers`` bit n-1 set where a
+  joker stands for number n;
+- set: :data:`SET`, ``key`` the number, ``colours`` bit c for every colour present,
+  ``jokers`` bit c for the colours jokers stand for;
+- pair: :data:`PAIR`, ``key`` the tile kind, ``jokers`` 1 when one of the two is a joker.
+
+The engine keeps the table in this form; :func:`to_meld` turns a row into a
+:class:`~sim.tiles.Meld` for people and for the referee.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from sim.solver.runs import MAX_RUNS, best_runs
+from sim.tiles import KINDS, NUMBERS, Meld, kind
+
+RUN, SET, PAIR = 0, 1, 2
+MELD_FIELDS = 6
+F_KIND, F_KEY, F_FIRST, F_LEN, F_COLOURS, F_JOKERS = range(MELD_FIELDS)
+MAX_LAID = 40  # melds one lay-down can hold
+
+
+@njit(cache=True)
+def meld_value(m):
+    """Points of a meld row (T-VAL-1: a joker counts the tile it stands for)."""
+    if m[F_KIND] == RUN:
+        v = 0
+        for i in range(m[F_LEN]):
+            v += (m[F_FIRST] - 1 + i) % NUMBERS + 1
+        return v
+    if m[F_KIND] == SET:
+        return m[F_KEY] * m[F_LEN]
+    return 2 * (m[F_KEY] % NUMBERS + 1)
+
+
+@njit(cache=True)
+def meld_jokers(m):
+    """Jokers in a meld row."""
+    j = m[F_JOKERS]
+    c = 0
+    while j:
+        c += j & 1
+        j >>= 1
+    return c
+
+
+@njit(cache=True)
+def lay_out(counts, leaf, forced_kind, cyclic, nsets, set_colours, set_jokers, states, tptr,
+            tto, tdj, tk, tnoend, mends, mstarts, mgive, out):
+    """Write the melds of a solver leaf (see :func:`sim.solver.kernel.search`) into
+    ``out`` as meld rows; returns how many (jit-compiled)."""
+    remaining = np.empty(KINDS, dtype=np.int64)
+    for k in range(KINDS):
+        remaining[k] = counts[k]
+    count = 0
+    forced_in_set = False
+    for n in range(NUMBERS):
+        r = leaf[n]
+        if r < 0:
+            continue
+        for s in range(nsets[r]):
+            colours = set_colours[r, s]
+            jokers = set_jokers[r, s]
+            jmask = 0
+            for c in range(4):  # jokers stand for the first colours missing
+                if jokers > 0 and not (colours >> c) & 1:
+                    jmask |= 1 << c
+                    jokers -= 1
+            size = 0
+            for c in range(4):
+                if (colours >> c) & 1:
+                    remaining[c * NUMBERS + n] -= 1
+                    size += 1
+                    if c * NUMBERS + n == forced_kind:
+                        forced_in_set = True
+            out[count, F_KIND] = SET
+            out[count, F_KEY] = n + 1
+            out[count, F_FIRST] = 0
+            out[count, F_LEN] = size + set_jokers[r, s]
+            out[count, F_COLOURS] = colours | jmask
+            out[count, F_JOKERS] = jmask
+            count += 1
+    runs = np.zeros((MAX_RUNS, 3), dtype=np.int64)
+    counts13 = np.empty(NUMBERS, dtype=np.int64)
+    for col in range(4):
+        any_tile = False
+        for n in range(NUMBERS):
+            counts13[n] = remaining[col * NUMBERS + n]
+            any_tile = any_tile or counts13[n] > 0
+        if not any_tile:
+            continue
+        fpos = 0
+        if forced_kind >= 0 and forced_kind // NUMBERS == col and not forced_in_set:
+            fpos = forced_kind % NUMBERS + 1
+        nruns, _ = best_runs(counts13, leaf[NUMBERS + col], fpos, cyclic, states, tptr, tto, tdj,
+                             tk, tnoend, mends, mstarts, mgive, runs)
+        for i in range(nruns):
+            out[count, F_KIND] = RUN
+            out[count, F_KEY] = col
+            out[count, F_FIRST] = runs[i, 0]
+            out[count, F_LEN] = runs[i, 1]
+            out[count, F_COLOURS] = 1 << col
+            out[count, F_JOKERS] = runs[i, 2]
+            count += 1
+    return count
+
+
+def to_meld(row) -> Meld:
+    """A meld row as a :class:`~sim.tiles.Meld` (tiles in order, jokers marked)."""
+    k, key, first, length, colours, jokers = (int(x) for x in row[:MELD_FIELDS])
+    if k == RUN:
+        nums = [(first - 1 + i) % NUMBERS + 1 for i in range(length)]
+        flags = tuple(bool((jokers >> (n - 1)) & 1) for n in nums)
+        return Meld("run", tuple(kind(key, n) for n in nums), flags)
+    if k == SET:
+        cols = [c for c in range(4) if (colours >> c) & 1]
+        return Meld("set", tuple(kind(c, key) for c in cols), tuple(bool((jokers >> c) & 1) for c in cols))
+    return Meld("pair", (key, key), (False, bool(jokers)))
