@@ -191,6 +191,136 @@ def deal_stats(
         typer.echo(dealstats.format_summary(summary, size, seed, stats.seconds, out))
 
 
+def _seat_policies(policy: str, seat_policy: str | None, players: int) -> tuple[str, ...]:
+    from sim.engine.bots import POLICIES
+
+    names = [policy] * players
+    if seat_policy:
+        for item in seat_policy.split(","):
+            seat, sep, name = item.partition("=")
+            if not sep or not seat.strip().isdigit():
+                raise SimError(f"--seat-policy {item!r}: expected SEAT=POLICY, e.g. 0=greedy,1=careful")
+            if int(seat) >= players:
+                raise SimError(f"--seat-policy {item!r}: seats are 0-{players - 1}")
+            names[int(seat)] = name.strip()
+    for name in names:
+        if name not in POLICIES:
+            raise SimError(f"unknown policy {name!r}; policies: {', '.join(POLICIES)}")
+    return tuple(names) if len(set(names)) > 1 else (names[0],)
+
+
+RoundsOpt = Annotated[int, typer.Option("--rounds", "-n", help="Rounds to play (per variant in a sweep).")]
+SeedOpt = Annotated[int, typer.Option(
+    "--seed", help="Seed: the same seed and settings give the same rounds.")]
+JobsOpt = Annotated[int | None, typer.Option("--jobs", "-j", help="Worker processes [default: all cores].")]
+PolicyOpt = Annotated[str, typer.Option("--policy", help="Bot for every seat: greedy or careful.")]
+SeatPolicyOpt = Annotated[str | None, typer.Option(
+    "--seat-policy", help="Bots by seat, e.g. 0=greedy,1=careful (the others take --policy).")]
+ChunkOpt = Annotated[int, typer.Option("--chunk", help="Rounds per chunk file (does not change the data).")]
+OverwriteOpt = Annotated[bool, typer.Option(
+    "--overwrite", help="Replace a run with other settings in --out.")]
+ProgressOpt = Annotated[bool, typer.Option("--progress/--no-progress", help="Show a progress bar.")]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print the summary as one JSON object.")]
+
+
+@app.command("run")
+@_friendly
+def run_rounds(
+    preset_name: PresetOpt = "rummy101",
+    players: Annotated[int | None, typer.Option(
+        "--players", help="2, 3 or 4 [default: the preset's].")] = None,
+    rounds: RoundsOpt = 100_000,
+    seed: SeedOpt = 1,
+    jobs: JobsOpt = None,
+    policy: PolicyOpt = "greedy",
+    seat_policy: SeatPolicyOpt = None,
+    settings: SetOpt = None,
+    out: Annotated[Path | None, typer.Option("--out", "-o", help="Run directory to write.")] = None,
+    chunk: ChunkOpt = 10_000,
+    trace: Annotated[int | None, typer.Option(
+        "--trace", help="Print every action of round ROUND_ID (checked by the referee); writes nothing.",
+        metavar="ROUND_ID")] = None,
+    as_json: JsonOpt = False,
+    overwrite: OverwriteOpt = False,
+    progress: ProgressOpt = True,
+) -> None:
+    """Play Rummy 101 rounds with bots in parallel and write the rounds and players tables."""
+    from sim import runner
+
+    rules = _rules(preset_name, settings)
+    if players is not None:
+        rules = rules.replace(players=players)
+    policies = _seat_policies(policy, seat_policy, rules.players)
+    if trace is not None:
+        _print_trace(rules, seed, trace, policies)
+        return
+    if out is None:
+        raise SimError("--out DIR is required (or --trace ROUND_ID to print one round)")
+    if rounds < 1 or chunk < 1:
+        raise SimError("--rounds and --chunk must be at least 1")
+    spec = runner.RunSpec((runner.Variant(rules),), rounds, seed, policies, chunk)
+    report = runner.run(spec, out, jobs=jobs, progress=progress, overwrite=overwrite)
+    typer.echo(json.dumps(report.summary) if as_json else runner.format_summary(report))
+
+
+def _print_trace(rules, seed: int, round_id: int, policies) -> None:
+    from sim.engine import play
+    from sim.engine.trace import format_trace
+    from sim.reference.referee import referee
+
+    if round_id < 0:
+        raise SimError("--trace: round ids start at 0")
+    codes = play.policy_codes(list(policies), rules.players)
+    t = play.trace_round(rules, seed, round_id, codes)
+    typer.echo(format_trace(t, seed, round_id))
+    problems = referee(rules, t.deck, t.events)
+    typer.echo("referee: every action checked, scores recomputed: "
+               + ("no violations" if not problems else "; ".join(problems)))
+
+
+@app.command()
+@_friendly
+def sweep(
+    preset_name: PresetOpt = "rummy101",
+    grid: Annotated[list[str] | None, typer.Option(
+        "--grid", help="A rules field and its values: --grid open_points=81,91,101 (repeatable).")] = None,
+    rounds: RoundsOpt = 10_000,
+    seed: SeedOpt = 1,
+    jobs: JobsOpt = None,
+    policy: PolicyOpt = "greedy",
+    settings: SetOpt = None,
+    out: Annotated[Path | None, typer.Option("--out", "-o", help="Sweep directory to write.")] = None,
+    chunk: ChunkOpt = 10_000,
+    as_json: JsonOpt = False,
+    overwrite: OverwriteOpt = False,
+    progress: ProgressOpt = True,
+) -> None:
+    """Play every combination of the --grid values into one hive-partitioned dataset, the
+    same shuffled tiles for the same round id in every variant."""
+    from sim import runner
+
+    if out is None:
+        raise SimError("--out DIR is required")
+    if not grid:
+        raise SimError("give at least one --grid field=v1,v2,...")
+    values: dict[str, list[str]] = {}
+    for item in grid:
+        key, sep, text = item.partition("=")
+        vals = [v.strip() for v in text.split(",") if v.strip()]
+        if not sep or not key.strip() or not vals:
+            raise SimError(f"--grid {item!r}: expected field=v1,v2,... e.g. --grid players=2,3,4")
+        if key.strip() in values:
+            raise SimError(f"--grid {key.strip()} given twice")
+        values[key.strip()] = vals
+    if rounds < 1 or chunk < 1:
+        raise SimError("--rounds and --chunk must be at least 1")
+    base = _rules(preset_name, settings)
+    variants = runner.grid_variants(base, values)
+    spec = runner.RunSpec(variants, rounds, seed, _seat_policies(policy, None, 4)[:1], chunk, kind="sweep")
+    report = runner.run(spec, out, jobs=jobs, progress=progress, overwrite=overwrite)
+    typer.echo(json.dumps(report.summary) if as_json else runner.format_summary(report))
+
+
 def main() -> None:
     app()
 

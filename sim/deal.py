@@ -14,6 +14,7 @@ from numba import njit, prange
 from sim.tiles import COUNTS_LEN, JOKER, KINDS
 
 STREAM_DEAL_STATS = 1  # stream numbers keep the deals of different jobs apart
+STREAM_ROUNDS = 2
 
 _M0 = np.uint64(0xD2E7470EE14C6C93)
 _M1 = np.uint64(0xCA5A826395121157)
@@ -82,18 +83,26 @@ def full_deck(jokers):
 
 
 @njit(cache=True)
-def deal_rack_into(seed, stream, index, deck, size, out_counts):
-    """Deal rack ``index`` of ``seed``: the first ``size`` tiles of a Philox-driven
-    Fisher-Yates shuffle of ``deck`` (modified in place), as counts (jit-compiled)."""
+def shuffle_into(seed, stream, index, deck, size):
+    """Philox-driven Fisher-Yates of the first ``size`` positions of ``deck``, in place:
+    item ``index`` of ``seed`` on ``stream`` (jit-compiled)."""
     n = deck.shape[0]
     bits = np.empty(4, dtype=np.uint64)
-    for k in range(COUNTS_LEN):
-        out_counts[k] = 0
-    for j in range(size):
+    for j in range(min(size, n - 1)):
         if j % 4 == 0:
             philox_block(seed, stream, j // 4, index, 0, 0, bits)
         pick = j + below(bits[j % 4], n - j)
         deck[j], deck[pick] = deck[pick], deck[j]
+
+
+@njit(cache=True)
+def deal_rack_into(seed, stream, index, deck, size, out_counts):
+    """Deal rack ``index`` of ``seed``: the first ``size`` tiles of a shuffle of ``deck``
+    (modified in place), as counts (jit-compiled)."""
+    shuffle_into(seed, stream, index, deck, size)
+    for k in range(COUNTS_LEN):
+        out_counts[k] = 0
+    for j in range(size):
         out_counts[deck[j]] += 1
 
 

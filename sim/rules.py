@@ -47,6 +47,16 @@ class Rules:
     # Jokers (T-BTN-1, T-VAL-1, K-END-1).
     button_jokers: int = 0
     joker_penalty: int = 101
+    # Scores (T-SCORE-1..3, T-END-1): the winner gains win_points, doubled by a joker or
+    # one-turn finish (finish_factor) and again for both; an opponent loses
+    # unopened_penalty, or the rack sum (times pairs_penalty_factor after a pairs
+    # opening), times finish_factor after a joker finish; one_turn_penalty each after a
+    # one-turn finish (times finish_factor with a joker).
+    win_points: int = 101
+    unopened_penalty: int = 202
+    pairs_penalty_factor: int = 2
+    finish_factor: int = 2
+    one_turn_penalty: int = 404
     # Rummikub house variants (K-VAR).
     locked_jokers: bool = False
     easing_open: bool = False
@@ -172,6 +182,10 @@ def _validate(r: Rules) -> None:
     need(r.button_jokers in (0, 1), "button_jokers", "must be 0 or 1 (T-BTN-1)")
     need(r.group_of_three_max_jokers in (1, 2), "group_of_three_max_jokers", "must be 1 or 2")
     need(r.joker_penalty >= 0, "joker_penalty", "must not be negative")
+    for name in ("win_points", "unopened_penalty", "one_turn_penalty"):
+        need(getattr(r, name) >= 0, name, "must not be negative")
+    for name in ("pairs_penalty_factor", "finish_factor"):
+        need(1 <= getattr(r, name) <= 10, name, "must be 1-10")
     need(r.easing_step >= 0, "easing_step", "must not be negative")
     need(r.easing_every >= 1, "easing_every", "must be at least 1")
     need(r.easing_floor >= 0, "easing_floor", "must not be negative")

@@ -190,7 +190,8 @@ def _melds_from_leaf(counts: np.ndarray, leaf: np.ndarray, rules: Rules, forced:
     a = runs.automaton(DIRECT_JOKERS)
     rows = np.zeros((layout.MAX_LAID, layout.MELD_FIELDS), dtype=np.int64)
     count = layout.lay_out(counts, leaf, forced, rules.wrap_runs, g.nsets, g.set_colours,
-                           g.set_jokers, *a.arrays(), *a.moves(), rows)
+                           g.set_jokers, *a.arrays(), *a.moves(), runs.run_table(),
+                           runs.new_run_space(a.states.shape[0]), rows)
     return tuple(layout.to_meld(r) for r in rows[:count])
 
 

@@ -53,9 +53,11 @@ def meld_jokers(m):
 
 @njit(cache=True)
 def lay_out(counts, leaf, forced_kind, cyclic, nsets, set_colours, set_jokers, states, tptr,
-            tto, tdj, tk, tnoend, mends, mstarts, mgive, out):
+            tto, tdj, tk, tnoend, mends, mstarts, mgive, run_table, space, out):
     """Write the melds of a solver leaf (see :func:`sim.solver.kernel.search`) into
-    ``out`` as meld rows; returns how many (jit-compiled)."""
+    ``out`` as meld rows; returns how many. ``space`` comes from
+    :func:`sim.solver.runs.new_run_space`; ``run_table`` tells which colours hold no runs
+    at all, so that they are not searched again (jit-compiled)."""
     remaining = np.empty(KINDS, dtype=np.int64)
     for k in range(KINDS):
         remaining[k] = counts[k]
@@ -99,8 +101,15 @@ def lay_out(counts, leaf, forced_kind, cyclic, nsets, set_colours, set_jokers, s
         fpos = 0
         if forced_kind >= 0 and forced_kind // NUMBERS == col and not forced_in_set:
             fpos = forced_kind % NUMBERS + 1
-        nruns, _ = best_runs(counts13, leaf[NUMBERS + col], fpos, cyclic, states, tptr, tto, tdj,
-                             tk, tnoend, mends, mstarts, mgive, runs)
+        jokers = leaf[NUMBERS + col]
+        if not cyclic and fpos == 0 and jokers <= run_table.shape[1] - 1:
+            pattern = 0
+            for n in range(NUMBERS - 1, -1, -1):
+                pattern = pattern * 3 + counts13[n]
+            if run_table[pattern, jokers] == 0:
+                continue  # nothing of this colour makes a run
+        nruns, _ = best_runs(counts13, jokers, fpos, cyclic, states, tptr, tto, tdj,
+                             tk, tnoend, mends, mstarts, mgive, space, runs)
         for i in range(nruns):
             out[count, F_KIND] = RUN
             out[count, F_KEY] = col

@@ -346,16 +346,10 @@ def _build_table(states, tptr, tto, tdj, tk, tnoend, jmax, table):
 
 @njit(cache=True)
 def _trace_runs(counts13, jmax, forced, s0, cyclic, jokers, states, tptr, tto, tdj, tk,
-                tnoend, out_moves):
+                tnoend, dp, act, flag, bp, best, out_moves):
     """Re-run the DP from ``s0`` keeping back-pointers; write the transition taken at every
     number into ``out_moves[1..13]`` for the best score with at most ``jokers`` jokers.
     Returns that score (jit-compiled)."""
-    n_states = states.shape[0]
-    dp = np.full((2, n_states, jmax + 1), NEG, dtype=np.int64)
-    act = np.zeros((2, n_states), dtype=np.int64)
-    flag = np.zeros((2, n_states), dtype=np.bool_)
-    bp = np.full((NUMBERS + 1, n_states, jmax + 1, 3), -1, dtype=np.int64)
-    best = np.empty(jmax + 1, dtype=np.int64)
     _runs_from(counts13, jmax, forced, s0, cyclic, states, tptr, tto, tdj, tk, tnoend,
                dp, act, flag, best, bp, True)
     jbest = -1
@@ -442,6 +436,7 @@ def _replay_runs(counts13, moves, s0, cyclic, states, mends, mstarts, mgive, out
     jmask = np.zeros(MAX_RUNS, dtype=np.int64)
     is_open = np.zeros(MAX_RUNS, dtype=np.bool_)
     head = np.full(MAX_RUNS, -1, dtype=np.int64)  # wrap: the type of the tail it follows
+    got = np.zeros(MAX_RUNS, dtype=np.bool_)  # runs given a numbered tile at this number
     n = 0
     if cyclic:
         for t in range(6):
@@ -475,7 +470,7 @@ def _replay_runs(counts13, moves, s0, cyclic, states, mends, mstarts, mgive, out
         give0 = mgive[m, 0]
         give1 = mgive[m, 1]
         give2 = mgive[m, 2]
-        got = np.zeros(MAX_RUNS, dtype=np.bool_)
+        got[:n] = False
         for i in range(n):
             if is_open[i] and not real[i] and reals > 0:
                 cls = min(length[i], 3) - 1
@@ -567,23 +562,36 @@ def _replay_runs(counts13, moves, s0, cyclic, states, mends, mstarts, mgive, out
     return count
 
 
+RUN_SPACE_JOKERS = 4
+
+
+@njit(cache=True)
+def new_run_space(n_states):
+    """Scratch for :func:`best_runs`: DP layers, back-pointers and small buffers."""
+    return (
+        np.full((2, n_states, RUN_SPACE_JOKERS + 1), NEG, dtype=np.int64),
+        np.zeros((2, n_states), dtype=np.int64),
+        np.zeros((2, n_states), dtype=np.bool_),
+        np.zeros((NUMBERS + 1, n_states, RUN_SPACE_JOKERS + 1, 3), dtype=np.int64),
+        np.empty(RUN_SPACE_JOKERS + 1, dtype=np.int64),
+        np.empty(RUN_SPACE_JOKERS + 1, dtype=np.int64),
+        np.empty(NUMBERS + 1, dtype=np.int64),
+    )
+
+
 @njit(cache=True)
 def best_runs(counts13, jokers, forced, cyclic, states, tptr, tto, tdj, tk, tnoend, mends,
-              mstarts, mgive, out):
+              mstarts, mgive, space, out):
     """The runs behind the best score of one colour with at most ``jokers`` jokers, into
     ``out`` as in :func:`_replay_runs`; returns ``(count, score)``, score NEG if no runs
-    meet the demand (jit-compiled)."""
-    n_states = states.shape[0]
-    dp = np.full((2, n_states, jokers + 1), NEG, dtype=np.int64)
-    act = np.zeros((2, n_states), dtype=np.int64)
-    flag = np.zeros((2, n_states), dtype=np.bool_)
-    best = np.empty(jokers + 1, dtype=np.int64)
-    tmp = np.empty(jokers + 1, dtype=np.int64)
-    s0 = colour_runs(counts13, jokers, forced, cyclic, states, tptr, tto, tdj, tk, tnoend,
-                     dp, act, flag, tmp, best)
-    moves = np.full(NUMBERS + 1, -1, dtype=np.int64)
+    meet the demand. ``space`` comes from :func:`new_run_space` (jit-compiled)."""
+    dp, act, flag, bp, tmp, best, moves = space
+    s0 = 0  # runs that do not wrap start from nothing open
+    if cyclic:
+        s0 = colour_runs(counts13, jokers, forced, cyclic, states, tptr, tto, tdj, tk, tnoend,
+                         dp, act, flag, tmp, best)
     score = _trace_runs(counts13, jokers, forced, s0, cyclic, jokers, states, tptr, tto, tdj,
-                        tk, tnoend, moves)
+                        tk, tnoend, dp, act, flag, bp, tmp, moves)
     if score == NEG:
         return 0, NEG
     return _replay_runs(counts13, moves, s0, cyclic, states, mends, mstarts, mgive, out), score
@@ -595,7 +603,7 @@ def trace_runs(counts13, jokers: int, forced: int = 0, cyclic: bool = False):
     a = automaton(max(jokers, 0))
     out = np.zeros((MAX_RUNS, 3), dtype=np.int64)
     count, score = best_runs(np.asarray(counts13, dtype=np.int64), jokers, forced, cyclic,
-                             *a.arrays(), *a.moves(), out)
+                             *a.arrays(), *a.moves(), new_run_space(a.states.shape[0]), out)
     if score == NEG:
         return None, NEG
     runs = []

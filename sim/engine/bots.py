@@ -1,0 +1,209 @@
+"""The bots: every choice the rules leave to a player, for each policy (numba).
+
+``greedy`` opens as soon as it legally can (melds if they reach the threshold, else
+pairs), then lays down and adds everything it can while keeping a discard; it takes the
+discard whenever it can use it, presses the joker button at its first draw and throws
+the tile that helps its rack least, highest first.
+
+``careful`` prefers melds to pairs (pairs double its penalty, T-SCORE-2): it opens with
+pairs only from its third turn on or when the stock runs low; in increasing mode it
+holds back a small opening on its first two turns to open bigger and raise the bar for
+the others (T-THR-2); after opening it keeps its jokers on the rack for a joker finish
+(T-FIN-2) until the stock runs low; it presses the joker button when a joker would
+likely let it open, or late; and it avoids discarding a tile the next player, once
+opened, could take and add to the table (T-TAKE-3).
+
+Both play only legal moves, take the discard only when they will use it that turn
+(T-TAKE-2, T-TAKE-3), recover jokers whenever they can (T-JOKER-1), never throw a joker
+unless finishing with it, and finish with a joker when they can.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from sim.engine.core import (
+    G_NTABLE,
+    G_STOCK,
+    OPEN_MELDS,
+    OPEN_NONE,
+    OPEN_PAIRS,
+    PS_OPEN_KIND,
+    PS_POLICY,
+    PS_TURNS,
+    RP_INCREASING,
+    RP_KEEP,
+    RP_PLAYERS,
+    could_meld,
+    find_addition,
+    melds_upper_bound,
+    melds_value,
+    others_opened_pairs,
+    pairs_threshold,
+    points_threshold,
+    rack_tiles,
+)
+from sim.solver.kernel import most_pairs
+from sim.tiles import JOKER, KINDS, NUMBERS
+
+GREEDY, CAREFUL = 0, 1
+POLICIES = ("greedy", "careful")
+HOLD_BACK_MARGIN = 12  # careful, increasing mode: an opening this close to the bar waits
+BUTTON_NEAR = 25  # careful presses the button this close to the opening threshold
+
+
+@njit(cache=True)
+def stock_left(g, deck_len):
+    return deck_len - g[G_STOCK]
+
+
+@njit(cache=True)
+def needs_tile(rack, tile, value, S, space):
+    """Does every best lay-down (worth ``value``, a tile kept back) of ``rack`` use
+    ``tile``? Yes when the rack without it, even laid down to the last tile, is worth
+    less: a best lay-down leaving ``tile`` out would be a lay-down of that rack."""
+    rack[tile] -= 1
+    without = melds_value(rack, False, S, space)
+    rack[tile] += 1
+    return value > without
+
+
+@njit(cache=True)
+def opening_choice(p, rack, forced, ps, g, rp, S, space, deck_len, finishing):
+    """How ``p`` opens now from ``rack``: OPEN_NONE, OPEN_MELDS or OPEN_PAIRS.
+
+    ``forced`` is the discard just taken (T-TAKE-2): the opening must hold it, which for
+    melds is sure when the rack with it and a tile kept back is worth more than the rack
+    without it laid down to the last tile (see :func:`needs_tile`). ``finishing``: the
+    opening is part of a finish this turn, so no holding back.
+    """
+    keep = rp[RP_KEEP] == 1
+    value = 0
+    if (forced < 0 or could_meld(rack, forced)) and melds_upper_bound(rack) >= points_threshold(g, rp):
+        value = melds_value(rack, keep, S, space)
+    melds_ok = value > 0 and value >= points_threshold(g, rp)
+    if melds_ok and forced >= 0:
+        melds_ok = needs_tile(rack, forced, value, S, space)
+    need_pairs = pairs_threshold(g, rp)
+    # A joker taken cannot open by pairs: it would need a partner, never another joker.
+    pairs_ok = need_pairs > 0 and forced != JOKER and most_pairs(rack, forced, keep) >= need_pairs
+    if ps[p, PS_POLICY] == GREEDY:
+        if melds_ok:
+            return OPEN_MELDS
+        return OPEN_PAIRS if pairs_ok else OPEN_NONE
+    players = rp[RP_PLAYERS]
+    stock = stock_left(g, deck_len)
+    if melds_ok:
+        small = value < points_threshold(g, rp) + HOLD_BACK_MARGIN
+        if (rp[RP_INCREASING] and small and forced < 0 and not finishing
+                and ps[p, PS_TURNS] <= 2 and stock >= 3 * players):
+            return OPEN_NONE
+        return OPEN_MELDS
+    if pairs_ok and (finishing or forced >= 0 or ps[p, PS_TURNS] >= 3 or stock < 2 * players):
+        return OPEN_PAIRS
+    return OPEN_NONE
+
+
+USE_NONE, USE_ADD, USE_MELDS, USE_PAIR = 0, 1, 2, 3
+
+
+@njit(cache=True)
+def taken_use(p, tile, racks, table, ps, g, rp, S, space, keep):
+    """How an opened player would use ``tile``, already on its rack, this turn (T-TAKE-3):
+    as an addition, in its best new melds (only if every best lay-down holds it), or in
+    a new pair with its twin, keeping a tile for the discard when ``keep`` (T-OPEN-4)."""
+    rack = racks[p]
+    kind = ps[p, PS_OPEN_KIND]
+    i, _ = find_addition(rack, table, g[G_NTABLE], p, ps, tile)
+    if i >= 0:
+        return USE_ADD
+    if (kind == OPEN_MELDS and could_meld(rack, tile)
+            and needs_tile(rack, tile, melds_value(rack, keep, S, space), S, space)):
+        return USE_MELDS
+    pairs_allowed = kind == OPEN_PAIRS or others_opened_pairs(ps, rp[RP_PLAYERS], p)
+    if pairs_allowed and tile != JOKER and rack[tile] >= 2 and rack_tiles(rack) >= (3 if keep else 2):
+        return USE_PAIR
+    return USE_NONE
+
+
+@njit(cache=True)
+def wants_discard(p, tile, racks, table, ps, g, rp, S, space, deck_len):
+    """Take the previous player's discard? Only when it will be used this turn."""
+    rack = racks[p]
+    rack[tile] += 1
+    use = False
+    kind = ps[p, PS_OPEN_KIND]
+    if kind == OPEN_NONE:
+        use = opening_choice(p, rack, tile, ps, g, rp, S, space, deck_len, False) != OPEN_NONE
+    else:
+        use = taken_use(p, tile, racks, table, ps, g, rp, S, space, rp[RP_KEEP] == 1) != USE_NONE
+    rack[tile] -= 1
+    return use
+
+
+@njit(cache=True)
+def wants_button(p, racks, ps, g, rp, S, space, deck_len):
+    """Press the joker button instead of drawing (T-BTN-1)?"""
+    if ps[p, PS_POLICY] == GREEDY:
+        return True
+    stock = stock_left(g, deck_len)
+    rack = racks[p]
+    if ps[p, PS_OPEN_KIND] == OPEN_NONE:
+        near = melds_value(rack, rp[RP_KEEP] == 1, S, space) >= points_threshold(g, rp) - BUTTON_NEAR
+        return near or stock <= 2 * rp[RP_PLAYERS]
+    # Opened: a joker may carry the last few tiles out (a second joker on a rack of jokers
+    # could not be used).
+    return rack[JOKER] == 0 and (rack_tiles(rack) <= 3 or stock <= rp[RP_PLAYERS])
+
+
+@njit(cache=True)
+def keeps_jokers(p, ps, g, rp, deck_len):
+    """Lay down new melds without jokers after opening (careful, while the stock lasts)."""
+    return ps[p, PS_POLICY] == CAREFUL and stock_left(g, deck_len) > 2 * rp[RP_PLAYERS]
+
+
+@njit(cache=True)
+def _usefulness(rack, k, pairs_matter):
+    """How much a tile helps its rack: neighbours in its colour, its number in other
+    colours, and its twin where pairs matter."""
+    col = k // NUMBERS
+    num = k % NUMBERS + 1
+    score = 0
+    for d in (-2, -1, 1, 2):
+        m = num + d
+        if 1 <= m <= NUMBERS and rack[col * NUMBERS + m - 1] > 0:
+            score += 4 if abs(d) == 1 else 2
+    for c in range(4):
+        if c != col and rack[c * NUMBERS + num - 1] > 0:
+            score += 3
+    if pairs_matter and rack[k] >= 2:
+        score += 5
+    return score
+
+
+@njit(cache=True)
+def discard_choice(p, racks, table, ps, g, rp):
+    """The tile to throw (T-TURN-2): the least useful, the highest of those first; never a
+    joker while another tile is left. Careful avoids tiles the next player, if opened,
+    could add to the table."""
+    rack = racks[p]
+    players = rp[RP_PLAYERS]
+    nxt = (p + 1) % players
+    kind = ps[p, PS_OPEN_KIND]
+    pairs_matter = kind == OPEN_PAIRS or kind == OPEN_NONE
+    avoid_table = ps[p, PS_POLICY] == CAREFUL and ps[nxt, PS_OPEN_KIND] != OPEN_NONE
+    best = -1
+    best_key = np.int64(1) << 40
+    for k in range(KINDS):
+        if rack[k] == 0:
+            continue
+        key = _usefulness(rack, k, pairs_matter) * 100 - (k % NUMBERS + 1)
+        if avoid_table:
+            i, _ = find_addition(rack, table, g[G_NTABLE], nxt, ps, k)
+            if i >= 0:
+                key += 10_000
+        if key < best_key:
+            best_key = key
+            best = k
+    return JOKER if best < 0 else best

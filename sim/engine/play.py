@@ -1,0 +1,109 @@
+"""Python face of the round engine: rules and policies as the kernels' integer arrays,
+chunks of rounds as tables, and single traced rounds."""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+
+import numpy as np
+
+from sim.engine import core
+from sim.engine import round as rnd
+from sim.engine.bots import POLICIES
+from sim.errors import RulesError
+from sim.rules import Rules
+from sim.solver import runs, sets
+from sim.solver.api import DIRECT_JOKERS
+
+
+def rules_params(rules: Rules) -> np.ndarray:
+    """The rules as the engine's integer array (``core.RP_*``)."""
+    if rules.family != "rummy101":
+        raise RulesError(f"the round engine plays Rummy 101 with tiles; {rules.name} is {rules.family}")
+    rp = np.zeros(core.RP_LEN, dtype=np.int64)
+    rp[core.RP_PLAYERS] = rules.players
+    rp[core.RP_RACK] = rules.rack_size
+    rp[core.RP_STARTER_EXTRA] = rules.starter_extra
+    rp[core.RP_SET_JOKERS] = rules.jokers
+    rp[core.RP_OPEN_POINTS] = rules.open_points
+    rp[core.RP_OPEN_PAIRS] = rules.open_pairs
+    rp[core.RP_INCREASING] = rules.threshold_mode == "increasing"
+    rp[core.RP_BUTTON] = rules.button_jokers
+    rp[core.RP_KEEP] = rules.keep_discard
+    rp[core.RP_WIN] = rules.win_points
+    rp[core.RP_UNOPENED] = rules.unopened_penalty
+    rp[core.RP_PAIRS_FACTOR] = rules.pairs_penalty_factor
+    rp[core.RP_FINISH_FACTOR] = rules.finish_factor
+    rp[core.RP_ONE_TURN_PENALTY] = rules.one_turn_penalty
+    rp[core.RP_JOKER_PENALTY] = rules.joker_penalty
+    return rp
+
+
+def policy_codes(policies: list[str] | tuple[str, ...], players: int) -> np.ndarray:
+    """Policy names per seat as codes; one name is used for every seat."""
+    names = list(policies)
+    if len(names) == 1:
+        names = names * players
+    if len(names) != players:
+        raise RulesError(f"policies: {players} seats need {players} policies, got {len(names)}")
+    for n in names:
+        if n not in POLICIES:
+            raise RulesError(f"unknown policy {n!r}; policies: {', '.join(POLICIES)}")
+    return np.array([POLICIES.index(n) for n in names], dtype=np.int64)
+
+
+@functools.cache
+def solver_arrays(g3max: int) -> tuple:
+    """The solver's arrays in the order the engine's ``S`` tuple takes them."""
+    g = sets.set_options(g3max)
+    a = runs.automaton(DIRECT_JOKERS)
+    return (g.ptr, g.use, g.jokers, g.tiles, g.from_number, g.min_jokers, runs.run_table(),
+            *a.arrays(), *a.moves(), g.nsets, g.set_colours, g.set_jokers)
+
+
+@dataclass(frozen=True)
+class ChunkResult:
+    rounds: np.ndarray  # (count, R_LEN)
+    players: np.ndarray  # (count, players, P_LEN)
+
+
+def play_chunk(rules: Rules, seed: int, start: int, count: int, policies: np.ndarray) -> ChunkResult:
+    """Rounds ``start .. start+count-1`` of ``seed`` (same rounds whatever the chunking)."""
+    rp = rules_params(rules)
+    S = solver_arrays(rules.group_of_three_max_jokers)
+    out_r = np.zeros((count, rnd.R_LEN), dtype=np.int64)
+    out_p = np.zeros((count, rules.players, rnd.P_LEN), dtype=np.int64)
+    rnd.play_chunk(seed, start, count, rp, policies, S, S[7].shape[0], out_r, out_p)
+    return ChunkResult(out_r, out_p)
+
+
+@dataclass(frozen=True)
+class TracedRound:
+    """One round with every action: ``events`` rows ``(type, player, turn, a..g)``."""
+
+    rules: Rules
+    deck: np.ndarray
+    events: np.ndarray
+    table: np.ndarray
+    racks: np.ndarray
+    players: np.ndarray
+    counters: np.ndarray
+
+
+def trace_round(rules: Rules, seed: int, round_id: int, policies: np.ndarray,
+                deck: np.ndarray | None = None) -> TracedRound:
+    """Play one round with the trace on: round ``round_id`` of ``seed``, or a given tile
+    order ``deck`` (for scenario tests)."""
+    rp = rules_params(rules)
+    S = solver_arrays(rules.group_of_three_max_jokers)
+    if deck is None:
+        deck = rnd.round_deck(seed, round_id, rules.jokers)
+    deck = np.ascontiguousarray(deck, dtype=np.int64)
+    rs = rnd.new_round_space(S[7].shape[0], rules.players)
+    events = np.zeros((core.MAX_EVENTS, core.EV_FIELDS), dtype=np.int64)
+    rnd.play_round(deck, rp, policies, S, rs, events, True)
+    racks, table, ps, g, *_ = rs
+    n = int(g[core.G_NEVENTS])
+    return TracedRound(rules, deck.copy(), events[:n].copy(), table[: g[core.G_NTABLE]].copy(),
+                       racks.copy(), ps.copy(), g.copy())

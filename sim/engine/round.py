@@ -1,0 +1,397 @@
+"""A whole Rummy 101 round, turn by turn, and chunks of rounds (numba).
+
+The deal (T-SET), then turns in seat order from seat 0 (T-SET-2): take (T-TURN-1,
+T-TAKE, T-BTN-1), act (T-OPEN, T-ADD, T-JOKER-1), discard (T-TURN-2) until a player
+finishes (T-FIN) or the stock runs out (T-END-1); then the scores (T-SCORE).
+
+Readings of the rules made here: the starter's first turn has no take but may open
+and lay down before its discard (T-SET-2 says only that it does not draw); when the
+stock is empty and the player does not take the discard, the round ends even if the
+player still has a joker button (T-END-1: the button replaces a stock draw that can no
+longer happen).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from sim.deal import STREAM_ROUNDS, full_deck, shuffle_into
+from sim.engine.bots import (
+    USE_ADD,
+    USE_MELDS,
+    USE_PAIR,
+    discard_choice,
+    keeps_jokers,
+    opening_choice,
+    taken_use,
+    wants_button,
+    wants_discard,
+)
+from sim.engine.core import (
+    ERR_BAD_MELD,
+    ERR_TOO_LONG,
+    ERR_UNUSED_DISCARD,
+    EV_BUTTON,
+    EV_DEAL,
+    EV_DISCARD,
+    EV_DRAW,
+    EV_FINISH,
+    EV_OPEN,
+    EV_STOCK_OUT,
+    EV_TAKE,
+    FINISH_JOKER,
+    FINISH_NORMAL,
+    FINISH_ONE_TURN,
+    FINISH_ONE_TURN_JOKER,
+    FINISH_STOCK_OUT,
+    G_ERROR,
+    G_FINISH,
+    G_LADDER_PAIRS,
+    G_LADDER_POINTS,
+    G_LAST_DISCARD,
+    G_LAST_DISCARDER,
+    G_LEN,
+    G_NTABLE,
+    G_OPENERS,
+    G_STOCK,
+    G_TRACE,
+    G_TURNS,
+    G_WINNER,
+    MAX_TABLE,
+    MAX_TURNS,
+    OPEN_MELDS,
+    OPEN_NONE,
+    OPEN_PAIRS,
+    PS_BUTTON_LEFT,
+    PS_BUTTON_TURN,
+    PS_JOKERS_LEFT,
+    PS_LEN,
+    PS_OPEN_KIND,
+    PS_OPEN_ORDER,
+    PS_OPEN_THRESHOLD,
+    PS_OPEN_TURN,
+    PS_OPEN_VALUE,
+    PS_POLICY,
+    PS_RACK_VALUE,
+    PS_SCORE,
+    PS_TOOK_DISCARD,
+    PS_TURNS,
+    RP_BUTTON,
+    RP_KEEP,
+    RP_PLAYERS,
+    RP_RACK,
+    RP_SET_JOKERS,
+    RP_STARTER_EXTRA,
+    TABLE_FIELDS,
+    add_tile,
+    event,
+    find_addition,
+    find_recovery,
+    melds_layout,
+    others_opened_pairs,
+    pairs_layout,
+    pairs_threshold,
+    points_threshold,
+    put_on_table,
+    rack_tiles,
+    recover_joker,
+    score_round,
+    take_meld_from_rack,
+)
+from sim.solver.kernel import LEAF_LEN, new_space
+from sim.solver.layout import MAX_LAID, MELD_FIELDS
+from sim.solver.runs import new_run_space
+from sim.tiles import COUNTS_LEN, JOKER, KINDS
+
+# Per-round and per-player output columns of play_chunk.
+R_FINISH, R_WINNER, R_TURNS, R_STOCK_LEFT, R_ERROR = range(5)
+R_LEN = 5
+(P_OPEN_KIND, P_OPEN_TURN, P_OPEN_VALUE, P_OPEN_THRESHOLD, P_TOOK_DISCARD, P_RACK_VALUE,
+ P_JOKERS_LEFT, P_SCORE, P_OPEN_ORDER, P_BUTTON_TURN, P_TURNS) = range(11)
+P_LEN = 11
+
+
+@njit(cache=True)
+def _lay_rows(p, rows, n, racks, table, g, events):
+    for i in range(n):
+        if take_meld_from_rack(racks[p], rows[i]):
+            put_on_table(table, g, events, p, rows[i])
+        else:
+            g[G_ERROR] = ERR_BAD_MELD
+
+
+@njit(cache=True)
+def open_now(p, kind, forced, racks, table, ps, g, rp, events, S, space, rows, keep):
+    """Lay the opening down (T-OPEN-1 melds, T-OPEN-2 pairs), holding ``forced`` if taken."""
+    rack = racks[p]
+    if kind == OPEN_MELDS:
+        threshold = points_threshold(g, rp)
+        value, n = melds_layout(rack, keep, S, space, rows)
+        g[G_LADDER_POINTS] = value  # T-THR-2: the next melds opening must exceed it
+    else:
+        threshold = pairs_threshold(g, rp)
+        n = pairs_layout(rack, forced, True, keep, rows)
+        value = n
+        g[G_LADDER_PAIRS] = n
+    event(events, g, EV_OPEN, p, kind, value, threshold, forced, n)
+    _lay_rows(p, rows, n, racks, table, g, events)
+    g[G_OPENERS] += 1
+    ps[p, PS_OPEN_KIND] = kind
+    ps[p, PS_OPEN_TURN] = ps[p, PS_TURNS]
+    ps[p, PS_OPEN_VALUE] = value
+    ps[p, PS_OPEN_THRESHOLD] = threshold
+    ps[p, PS_TOOK_DISCARD] = 1 if forced >= 0 else 0
+    ps[p, PS_OPEN_ORDER] = g[G_OPENERS]
+
+
+@njit(cache=True)
+def use_taken(p, tile, racks, table, ps, g, rp, events, S, space, rows, keep):
+    """Use the discard taken by an opened player this turn (T-TAKE-3), the way the bot
+    planned when taking it (:func:`sim.engine.bots.taken_use`)."""
+    rack = racks[p]
+    how = taken_use(p, tile, racks, table, ps, g, rp, S, space, keep)
+    if how == USE_ADD:
+        i, side = find_addition(rack, table, g[G_NTABLE], p, ps, tile)
+        add_tile(rack, table, g, events, p, tile, i, side)
+    elif how == USE_MELDS:
+        _, n = melds_layout(rack, keep, S, space, rows)
+        _lay_rows(p, rows, n, racks, table, g, events)
+    elif how == USE_PAIR:
+        n = pairs_layout(rack, tile, False, keep, rows)
+        _lay_rows(p, rows, min(n, 1), racks, table, g, events)
+
+
+@njit(cache=True)
+def lay_more(p, racks, table, ps, g, rp, events, S, space, rows, keep, no_jokers):
+    """After opening: recover jokers (T-JOKER-1), lay down new melds (T-OPEN-5) or pairs
+    (T-OPEN-5, T-OPEN-6) and add tiles (T-ADD-1), keeping a tile for the discard when
+    ``keep`` (T-OPEN-4). The best lay-down takes every meld the rack holds and additions
+    only take tiles away, so one pass suffices unless a joker comes back to the rack."""
+    rack = racks[p]
+    players = rp[RP_PLAYERS]
+    while True:
+        while True:
+            i, tile = find_recovery(rack, table, g[G_NTABLE])
+            if i < 0:
+                break
+            recover_joker(rack, table, g, events, p, i, tile)
+        kind = ps[p, PS_OPEN_KIND]
+        if kind == OPEN_MELDS:
+            saved = rack[JOKER]
+            if no_jokers:
+                rack[JOKER] = 0
+            _, n = melds_layout(rack, keep and rack[JOKER] == saved, S, space, rows)
+            rack[JOKER] = saved
+            _lay_rows(p, rows, n, racks, table, g, events)
+        if kind == OPEN_PAIRS or (kind == OPEN_MELDS and others_opened_pairs(ps, players, p)):
+            n = pairs_layout(rack, -1, not no_jokers, keep, rows)
+            _lay_rows(p, rows, n, racks, table, g, events)
+        added = True
+        while added:  # an addition can make room for the next (R6 after R7 is added)
+            added = False
+            for k in range(KINDS):
+                while rack[k] > 0 and (not keep or rack_tiles(rack) > 1):
+                    i, side = find_addition(rack, table, g[G_NTABLE], p, ps, k)
+                    if i < 0:
+                        break
+                    add_tile(rack, table, g, events, p, k, i, side)
+                    added = True
+        if find_recovery(rack, table, g[G_NTABLE])[0] < 0:
+            return
+
+
+@njit(cache=True)
+def act(p, took, racks, table, ps, g, rp, events, S, space, rows, deck_len, keep, finishing):
+    """Everything between the take and the discard (T-TURN-1 step 2). Returns False if a
+    discard taken was not used (T-TAKE-2, T-TAKE-3): a bot error."""
+    before = racks[p, took] if took >= 0 else 0
+    if ps[p, PS_OPEN_KIND] == OPEN_NONE:
+        choice = opening_choice(p, racks[p], took, ps, g, rp, S, space, deck_len, finishing)
+        if choice == OPEN_NONE:
+            return took < 0
+        open_now(p, choice, took, racks, table, ps, g, rp, events, S, space, rows, keep)
+    elif took >= 0:
+        use_taken(p, took, racks, table, ps, g, rp, events, S, space, rows, keep)
+    used = took < 0 or racks[p, took] < before
+    no_jokers = keeps_jokers(p, ps, g, rp, deck_len) and not finishing
+    lay_more(p, racks, table, ps, g, rp, events, S, space, rows, keep, no_jokers)
+    return used
+
+
+@njit(cache=True)
+def _copy_state(racks, table, ps, g, c_racks, c_table, c_ps, c_g):
+    c_racks[:, :] = racks
+    n = g[G_NTABLE]
+    c_table[:n, :] = table[:n, :]
+    c_ps[:, :] = ps
+    c_g[:] = g
+    c_g[G_TRACE] = 0
+
+
+@njit(cache=True)
+def joker_finish_possible(p, took, racks, table, ps, g, rp, events, S, space, rows, deck_len,
+                          scratch):
+    """Could ``p`` lay down everything but one joker this turn and throw it (T-FIN-2)?
+    Tried on a copy of the state."""
+    c_racks, c_table, c_ps, c_g = scratch
+    _copy_state(racks, table, ps, g, c_racks, c_table, c_ps, c_g)
+    c_racks[p, JOKER] -= 1
+    act(p, took, c_racks, c_table, c_ps, c_g, rp, events, S, space, rows, deck_len, False, True)
+    return c_ps[p, PS_OPEN_KIND] != OPEN_NONE and rack_tiles(c_racks[p]) == 0
+
+
+@njit(cache=True)
+def play_turn(p, first, deck, racks, table, ps, g, rp, events, S, space, rows, scratch):
+    """One turn of player ``p``; True when the round is over."""
+    deck_len = deck.shape[0]
+    g[G_TURNS] += 1
+    ps[p, PS_TURNS] += 1
+    openers_before = g[G_OPENERS]
+    opened_before = ps[p, PS_OPEN_KIND] != OPEN_NONE
+    rack = racks[p]
+    took = -1
+    if not first:
+        d = g[G_LAST_DISCARD]
+        if d >= 0 and wants_discard(p, d, racks, table, ps, g, rp, S, space, deck_len):
+            rack[d] += 1
+            took = d
+            g[G_LAST_DISCARD] = -1
+            event(events, g, EV_TAKE, p, d)  # T-TAKE-1..4
+        elif g[G_STOCK] >= deck_len:
+            event(events, g, EV_STOCK_OUT, p)  # T-END-1
+            g[G_FINISH] = FINISH_STOCK_OUT
+            g[G_WINNER] = -1
+            return True
+        elif ps[p, PS_BUTTON_LEFT] > 0 and wants_button(p, racks, ps, g, rp, S, space, deck_len):
+            rack[JOKER] += 1  # T-BTN-1: an extra joker, not one of the 106
+            ps[p, PS_BUTTON_LEFT] -= 1
+            ps[p, PS_BUTTON_TURN] = ps[p, PS_TURNS]
+            event(events, g, EV_BUTTON, p)
+        else:
+            tile = deck[g[G_STOCK]]
+            g[G_STOCK] += 1
+            rack[tile] += 1
+            event(events, g, EV_DRAW, p, tile)
+    joker_finish = False
+    # A joker finish keeps one joker back; a joker just taken must itself go into a meld.
+    spare = rack[JOKER] - (1 if took == JOKER else 0)
+    if spare > 0 and not (took >= 0 and not opened_before):
+        joker_finish = joker_finish_possible(p, took, racks, table, ps, g, rp, events, S, space,
+                                             rows, deck_len, scratch)
+    if joker_finish:
+        rack[JOKER] -= 1
+        used = act(p, took, racks, table, ps, g, rp, events, S, space, rows, deck_len, False, True)
+        rack[JOKER] += 1
+    else:
+        used = act(p, took, racks, table, ps, g, rp, events, S, space, rows, deck_len,
+                   rp[RP_KEEP] == 1, False)
+    if not used:
+        g[G_ERROR] = ERR_UNUSED_DISCARD
+    tile = JOKER if joker_finish else discard_choice(p, racks, table, ps, g, rp)
+    rack[tile] -= 1
+    event(events, g, EV_DISCARD, p, tile)
+    if rack_tiles(rack) == 0:  # T-FIN-1
+        one_turn = openers_before == 0 and not opened_before  # T-FIN-3
+        if one_turn:
+            finish = FINISH_ONE_TURN_JOKER if tile == JOKER else FINISH_ONE_TURN
+        else:
+            finish = FINISH_JOKER if tile == JOKER else FINISH_NORMAL  # T-FIN-2
+        g[G_FINISH] = finish
+        g[G_WINNER] = p
+        event(events, g, EV_FINISH, p, finish)
+        return True
+    g[G_LAST_DISCARD] = tile
+    g[G_LAST_DISCARDER] = p
+    return False
+
+
+@njit(cache=True)
+def new_round_space(n_states, players):
+    """Everything one round needs, allocated once per chunk."""
+    return (
+        np.zeros((players, COUNTS_LEN), dtype=np.int64),  # racks
+        np.zeros((MAX_TABLE, TABLE_FIELDS), dtype=np.int64),  # table
+        np.zeros((players, PS_LEN), dtype=np.int64),  # player state
+        np.zeros(G_LEN, dtype=np.int64),  # round counters
+        (new_space(n_states), new_run_space(n_states), np.empty(LEAF_LEN, dtype=np.int64)),
+        np.zeros((MAX_LAID, MELD_FIELDS), dtype=np.int64),  # meld rows
+        (np.zeros((players, COUNTS_LEN), dtype=np.int64),
+         np.zeros((MAX_TABLE, TABLE_FIELDS), dtype=np.int64),
+         np.zeros((players, PS_LEN), dtype=np.int64),
+         np.zeros(G_LEN, dtype=np.int64)),  # scratch copy for trying a joker finish
+    )
+
+
+@njit(cache=True)
+def round_deck(seed, round_id, set_jokers):
+    """The shuffled tiles of round ``round_id``: the same for every variant and player
+    count (common random numbers)."""
+    deck = full_deck(set_jokers)
+    shuffle_into(seed, STREAM_ROUNDS, round_id, deck, deck.shape[0] - 1)
+    return deck
+
+
+@njit(cache=True)
+def play_round(deck, rp, policies, S, rs, events, trace):
+    """Play one round from the tile order ``deck`` (jit-compiled); results stay in ``rs``."""
+    racks, table, ps, g, space, rows, scratch = rs
+    players = rp[RP_PLAYERS]
+    racks[:, :] = 0
+    ps[:, :] = 0
+    g[:] = 0
+    g[G_LAST_DISCARD] = -1
+    g[G_LAST_DISCARDER] = -1
+    g[G_WINNER] = -1
+    g[G_TRACE] = 1 if trace else 0
+    pos = 0
+    for p in range(players):  # T-SET-2: seat 0 starts with one tile more
+        size = rp[RP_RACK] + (rp[RP_STARTER_EXTRA] if p == 0 else 0)
+        for _ in range(size):
+            racks[p, deck[pos]] += 1
+            pos += 1
+        ps[p, PS_POLICY] = policies[p]
+        ps[p, PS_BUTTON_LEFT] = rp[RP_BUTTON]
+        event(events, g, EV_DEAL, p, size)
+    g[G_STOCK] = pos
+    p = 0
+    first = True
+    while True:
+        if play_turn(p, first, deck, racks, table, ps, g, rp, events, S, space, rows, scratch):
+            break
+        first = False
+        if g[G_TURNS] >= MAX_TURNS:
+            g[G_ERROR] = ERR_TOO_LONG
+            break
+        p = (p + 1) % players
+    score_round(racks, ps, g, rp, events)
+
+
+@njit(cache=True)
+def play_chunk(seed, start, count, rp, policies, S, n_states, out_rounds, out_players):
+    """Play rounds ``start .. start+count-1`` of ``seed`` into the output arrays
+    (``R_*`` per round, ``P_*`` per player), one after another (jit-compiled)."""
+    players = rp[RP_PLAYERS]
+    rs = new_round_space(n_states, players)
+    _, _, ps, g, _, _, _ = rs
+    events = np.zeros((1, 10), dtype=np.int64)
+    for i in range(count):
+        deck = round_deck(seed, start + i, rp[RP_SET_JOKERS])
+        play_round(deck, rp, policies, S, rs, events, False)
+        out_rounds[i, R_FINISH] = g[G_FINISH]
+        out_rounds[i, R_WINNER] = g[G_WINNER]
+        out_rounds[i, R_TURNS] = g[G_TURNS]
+        out_rounds[i, R_STOCK_LEFT] = deck.shape[0] - g[G_STOCK]
+        out_rounds[i, R_ERROR] = g[G_ERROR]
+        for p in range(players):
+            out_players[i, p, P_OPEN_KIND] = ps[p, PS_OPEN_KIND]
+            out_players[i, p, P_OPEN_TURN] = ps[p, PS_OPEN_TURN]
+            out_players[i, p, P_OPEN_VALUE] = ps[p, PS_OPEN_VALUE]
+            out_players[i, p, P_OPEN_THRESHOLD] = ps[p, PS_OPEN_THRESHOLD]
+            out_players[i, p, P_TOOK_DISCARD] = ps[p, PS_TOOK_DISCARD]
+            out_players[i, p, P_RACK_VALUE] = ps[p, PS_RACK_VALUE]
+            out_players[i, p, P_JOKERS_LEFT] = ps[p, PS_JOKERS_LEFT]
+            out_players[i, p, P_SCORE] = ps[p, PS_SCORE]
+            out_players[i, p, P_OPEN_ORDER] = ps[p, PS_OPEN_ORDER]
+            out_players[i, p, P_BUTTON_TURN] = ps[p, PS_BUTTON_TURN]
+            out_players[i, p, P_TURNS] = ps[p, PS_TURNS]

@@ -1,0 +1,364 @@
+"""Runs of many Rummy 101 rounds: chunks played in parallel worker processes (joblib),
+one Parquet file per chunk and table, resumable, described by a manifest.
+
+A run directory holds::
+
+    DIR/manifest.json                      what was asked: rules, rounds, seed, policies
+    DIR/rounds/[k=v/...]part-NNNNNN.parquet one row per round
+    DIR/players/[k=v/...]part-NNNNNN.parquet one row per player per round
+
+A sweep is a run with several variants of the rules, each in its own hive partition
+(``players=4/threshold_mode=fixed/...``); every variant plays the same round ids with
+the same shuffled tiles (common random numbers), so differences between variants are
+paired. Round ``i`` depends only on the seed, the rules and the policies: the data are
+the same whatever the number of jobs or the chunk size. Rerunning a command skips the
+chunks already written, and every file is written atomically.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+import shutil
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numba
+import numpy as np
+import polars as pl
+from joblib import Parallel, delayed
+from tqdm.auto import tqdm
+
+from sim.engine import core
+from sim.engine import round as rnd
+from sim.engine.bots import POLICIES
+from sim.engine.play import play_chunk, policy_codes
+from sim.errors import DatasetError, RulesError
+from sim.rules import Rules
+from sim.stats import mean_interval, share
+from sim.store import check_writable, provenance, read_metadata, write_parquet
+
+CHUNK_ROUNDS = 10_000
+MANIFEST = "manifest.json"
+FINISH = pl.Enum(list(core.FINISH_NAMES))
+OPEN_KIND = pl.Enum(["melds", "pairs"])
+POLICY = pl.Enum(list(POLICIES))
+SETTINGS = ("players", "threshold_mode", "open_points", "open_pairs", "button_jokers")
+
+
+@dataclass(frozen=True)
+class Variant:
+    """One rules variant of a run, and the hive partition it lives in (empty for a run)."""
+
+    rules: Rules
+    partition: tuple[tuple[str, str], ...] = ()
+
+    @property
+    def subdir(self) -> str:
+        return "/".join(f"{k}={v}" for k, v in self.partition)
+
+
+@dataclass(frozen=True)
+class RunSpec:
+    """Everything that decides a run's data (not how it is computed)."""
+
+    variants: tuple[Variant, ...]
+    rounds: int
+    seed: int
+    policies: tuple[str, ...]  # one per seat, or one for all
+    chunk: int = CHUNK_ROUNDS
+    kind: str = "run"
+
+    def manifest(self) -> dict:
+        return {
+            "kind": self.kind,
+            "rounds": self.rounds,
+            "seed": self.seed,
+            "policies": list(self.policies),
+            "chunk": self.chunk,
+            "variants": [{"partition": dict(v.partition), "rules": v.rules.to_dict()} for v in self.variants],
+        }
+
+    def chunks(self) -> list[tuple[int, int, int]]:
+        """(variant index, first round, rounds) of every chunk."""
+        return [(vi, s, min(self.chunk, self.rounds - s))
+                for vi in range(len(self.variants)) for s in range(0, self.rounds, self.chunk)]
+
+
+def seat_policies(policies: tuple[str, ...], players: int) -> list[str]:
+    return list(policies) * players if len(policies) == 1 else list(policies)
+
+
+def _paths(out: Path, variant: Variant, start: int) -> tuple[Path, Path]:
+    name = f"part-{start:010d}.parquet"
+    sub = variant.subdir
+    return (out / "rounds" / sub / name, out / "players" / sub / name)
+
+
+def chunk_tables(rules: Rules, seed: int, start: int, count: int, policies: list[str],
+                 drop: tuple[str, ...] = ()) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """Play rounds ``start .. start+count-1`` and return the rounds and players tables.
+    Columns named in ``drop`` (the hive partition's) are left to the path."""
+    codes = policy_codes(policies, rules.players)
+    res = play_chunk(rules, seed, start, count, codes)
+    r, p = res.rounds, res.players
+    if (r[:, rnd.R_ERROR] != 0).any():
+        bad = int(np.flatnonzero(r[:, rnd.R_ERROR])[0])
+        raise RuntimeError(f"engine error {int(r[bad, rnd.R_ERROR])} in round {start + bad}")
+    round_id = np.arange(start, start + count, dtype=np.int64)
+    winner = r[:, rnd.R_WINNER]
+    rounds = pl.DataFrame({
+        "round_id": round_id,
+        "players": np.full(count, rules.players, dtype=np.int8),
+        "threshold_mode": [rules.threshold_mode] * count,
+        "open_points": np.full(count, rules.open_points, dtype=np.int16),
+        "open_pairs": np.full(count, rules.open_pairs, dtype=np.int8),
+        "button_jokers": np.full(count, rules.button_jokers, dtype=np.int8),
+        "policies": [",".join(policies)] * count,
+        "finish": pl.Series([core.FINISH_NAMES[i] for i in r[:, rnd.R_FINISH]], dtype=FINISH),
+        "winner_seat": pl.Series(np.where(winner >= 0, winner, 0).astype(np.int8)),
+        "turns": r[:, rnd.R_TURNS].astype(np.int16),
+        "stock_left": r[:, rnd.R_STOCK_LEFT].astype(np.int16),
+    }).with_columns(
+        pl.when(pl.Series(winner >= 0)).then(pl.col("winner_seat")).otherwise(None).alias("winner_seat")
+    )
+    n, players = count, rules.players
+    kind = p[:, :, rnd.P_OPEN_KIND].reshape(-1)
+    opened = kind != core.OPEN_NONE
+
+    def when_opened(col: np.ndarray, dtype) -> pl.Series:
+        return pl.Series(np.where(opened, col, 0).astype(dtype)).scatter(np.flatnonzero(~opened), None)
+
+    flat = p.reshape(n * players, rnd.P_LEN)
+    players_df = pl.DataFrame({
+        "round_id": np.repeat(round_id, players),
+        "seat": np.tile(np.arange(players, dtype=np.int8), n),
+        "policy": pl.Series(np.tile(np.array(policies), n), dtype=POLICY),
+        "opened": opened,
+        "open_kind": pl.Series([None, "melds", "pairs"][k] for k in kind).cast(OPEN_KIND),
+        "open_turn": when_opened(flat[:, rnd.P_OPEN_TURN], np.int16),
+        "open_value": when_opened(flat[:, rnd.P_OPEN_VALUE], np.int16),
+        "open_threshold": when_opened(flat[:, rnd.P_OPEN_THRESHOLD], np.int16),
+        "open_order": when_opened(flat[:, rnd.P_OPEN_ORDER], np.int8),
+        "took_discard": when_opened(flat[:, rnd.P_TOOK_DISCARD], np.bool_),
+        "rack_value": flat[:, rnd.P_RACK_VALUE].astype(np.int16),
+        "jokers_left": flat[:, rnd.P_JOKERS_LEFT].astype(np.int8),
+        "score": flat[:, rnd.P_SCORE].astype(np.int32),
+        "turns": flat[:, rnd.P_TURNS].astype(np.int16),
+        "button_turn": pl.Series(flat[:, rnd.P_BUTTON_TURN].astype(np.int16)).replace(0, None),
+    })
+    keep_rounds = [c for c in rounds.columns if c not in drop]
+    return rounds.select(keep_rounds), players_df
+
+
+def _play_and_write(rules_json: str, seed: int, start: int, count: int, policies: list[str],
+                    drop: tuple[str, ...], paths: tuple[Path, Path], meta: dict[str, str]) -> int:
+    """One chunk in a worker (one numba thread: the processes are the parallelism)."""
+    numba.set_num_threads(1)
+    rules = Rules.from_json(rules_json)
+    rounds, players = chunk_tables(rules, seed, start, count, policies, drop)
+    chunk_meta = {**meta, "sim.first_round": str(start), "sim.rounds": str(count)}
+    write_parquet(players, paths[1], {**chunk_meta, "sim.table": "players"})
+    write_parquet(rounds, paths[0], {**chunk_meta, "sim.table": "rounds"})
+    return count
+
+
+def _chunk_done(paths: tuple[Path, Path], meta: dict[str, str]) -> bool:
+    """Both files of a chunk are there and were written by these settings."""
+    for path in paths:
+        if not path.exists():
+            return False
+        try:
+            got = read_metadata(path)
+        except DatasetError:
+            return False
+        if got.get("rules") != meta["sim.rules"][:] or got.get("seed") != meta["sim.seed"]:
+            return False
+    return True
+
+
+def prepare(out: Path, spec: RunSpec, overwrite: bool) -> None:
+    """Check the output directory before any work: writable, and either new, the same
+    run (resume) or explicitly overwritten."""
+    out = Path(out)
+    if out.exists() and not out.is_dir():
+        raise DatasetError(f"--out {out} is a file; a run writes a directory")
+    manifest = out / MANIFEST
+    if manifest.exists():
+        try:
+            old = json.loads(manifest.read_text())
+        except (OSError, json.JSONDecodeError):
+            old = None
+        if old != spec.manifest():
+            if not overwrite:
+                raise DatasetError(
+                    f"{out} holds a run with other settings ({manifest}); choose another --out "
+                    "or pass --overwrite to replace it")
+            for sub in ("rounds", "players"):
+                shutil.rmtree(out / sub, ignore_errors=True)
+    elif out.exists() and any(out.iterdir()) and not overwrite:
+        raise DatasetError(f"{out} is not empty and holds no run manifest; choose another --out")
+    check_writable(manifest)
+    tmp = out / f".{MANIFEST}.{os.getpid()}.tmp"
+    tmp.write_text(json.dumps(spec.manifest(), indent=2, sort_keys=True))
+    os.replace(tmp, manifest)
+
+
+@dataclass
+class RunReport:
+    spec: RunSpec
+    out: Path
+    seconds: float
+    played: int  # rounds played now (not counting chunks already there)
+    skipped: int
+    summary: dict = field(default_factory=dict)
+
+
+def run(spec: RunSpec, out: Path, jobs: int | None = None, progress: bool = True,
+        overwrite: bool = False) -> RunReport:
+    """Play every chunk of ``spec`` not yet written into ``out``."""
+    out = Path(out)
+    prepare(out, spec, overwrite)
+    jobs = jobs or os.cpu_count() or 1
+    if jobs < 1:
+        raise RulesError(f"jobs: must be at least 1 (got {jobs})")
+    todo, skipped = [], 0
+    for vi, start, count in spec.chunks():
+        v = spec.variants[vi]
+        paths = _paths(out, v, start)
+        meta = provenance("rounds", v.rules.to_json(), spec.seed, policies=",".join(spec.policies),
+                          partition=v.subdir, chunk=spec.chunk)
+        if _chunk_done(paths, meta):
+            skipped += count
+            continue
+        drop = tuple(k for k, _ in v.partition)
+        todo.append((v.rules.to_json(), spec.seed, start, count,
+                     seat_policies(spec.policies, v.rules.players), drop, paths, meta))
+    total = sum(t[3] for t in todo)
+    if todo:
+        # Compile here once: workers then load the kernels from numba's cache.
+        first = todo[0]
+        chunk_tables(Rules.from_json(first[0]), spec.seed, 0, 1, first[4], first[5])
+    t0 = time.perf_counter()
+    bar = tqdm(total=total, unit="round", unit_scale=True, disable=not progress or not todo,
+               desc=f"{spec.kind} {spec.variants[0].rules.name}", smoothing=0.05)
+    try:
+        if jobs == 1 or len(todo) <= 1:
+            threads = numba.get_num_threads()
+            try:
+                for task in todo:
+                    bar.update(_play_and_write(*task))
+            finally:
+                numba.set_num_threads(threads)
+        else:
+            with Parallel(n_jobs=min(jobs, len(todo)), return_as="generator_unordered") as parallel:
+                for n in parallel(delayed(_play_and_write)(*task) for task in todo):
+                    bar.update(n)
+    finally:
+        bar.close()
+    report = RunReport(spec, out, time.perf_counter() - t0, total, skipped)
+    report.summary = summarise(out)
+    return report
+
+
+def grid_variants(base: Rules, grid: dict[str, list[str]]) -> tuple[Variant, ...]:
+    """Every combination of the grid's values as validated rules and a hive partition."""
+    for key in grid:
+        if key not in base.to_dict():
+            raise RulesError(f"--grid {key}: unknown rules field")
+        if key in ("name", "family"):
+            raise RulesError(f"--grid {key}: not a setting to sweep")
+    keys = list(grid)
+    variants = []
+    for values in itertools.product(*(grid[k] for k in keys)):
+        combo = dict(zip(keys, values, strict=True))
+        rules = base.with_settings(combo)
+        variants.append(Variant(rules, tuple((k, str(getattr(rules, k)).lower()) for k in keys)))
+    return tuple(variants)
+
+
+# --- reading back ------------------------------------------------------------------------
+
+
+def read_manifest(out: Path) -> dict:
+    path = Path(out) / MANIFEST
+    try:
+        return json.loads(path.read_text())
+    except FileNotFoundError:
+        raise DatasetError(f"{out}: no {MANIFEST}; not a run directory") from None
+    except (OSError, json.JSONDecodeError) as e:
+        raise DatasetError(f"{path}: unreadable ({e})") from None
+
+
+def scan(out: Path, table: str) -> pl.LazyFrame:
+    """A lazy scan of one table of a run or sweep (hive partitions as columns)."""
+    path = Path(out) / table
+    if not path.exists():
+        raise DatasetError(f"{out}: no {table} table (is it a run directory?)")
+    return pl.scan_parquet(str(path / "**" / "*.parquet"), hive_partitioning=True)
+
+
+def summarise(out: Path) -> dict:
+    """Win share and opening share by seat, mean penalty, finish kinds, per variant."""
+    rounds = scan(out, "rounds").collect()
+    players = scan(out, "players").collect()
+    # The variants of a sweep differ in their partition columns, present in both tables.
+    keys = list(read_manifest(out)["variants"][0]["partition"])
+    players = players.join(rounds.select("round_id", *keys, "winner_seat"), on=["round_id", *keys],
+                           how="left")
+    combos = rounds.select(keys).unique().sort(keys).rows(named=True) if keys else [{}]
+    variants = []
+    for combo in combos:
+        match = [pl.col(k) == v for k, v in combo.items()]
+        r = rounds.filter(*match) if match else rounds
+        p = players.filter(*match) if match else players
+        variants.append(_variant_summary(combo, r, p))
+    return {"rounds": rounds.height, "variants": variants}
+
+
+def _variant_summary(combo: dict, rounds: pl.DataFrame, players: pl.DataFrame) -> dict:
+    n = rounds.height
+    finishes = rounds["finish"].value_counts().sort("finish")
+    seats = []
+    for (seat,), sub in players.sort("seat").group_by("seat", maintain_order=True):
+        won = (sub["winner_seat"] == seat).fill_null(False).to_numpy()
+        losses = -sub.filter(~pl.Series(won))["score"]
+        seats.append({
+            "seat": int(seat),
+            "win": share(won),
+            "opened": share(sub["opened"].to_numpy()),
+            "mean_score": mean_interval(sub["score"].to_numpy()),
+            "mean_penalty": float(losses.mean()) if losses.len() else 0.0,
+        })
+    return {
+        "variant": {k: (v if isinstance(v, str) else int(v)) for k, v in combo.items()},
+        "rounds": n,
+        "finish": {row["finish"]: row["count"] / n for row in finishes.iter_rows(named=True)},
+        "mean_turns": float(rounds["turns"].mean()),
+        "seats": seats,
+    }
+
+
+def format_summary(report: RunReport) -> str:
+    s = report.summary
+    spec = report.spec
+    rate = report.played / report.seconds if report.seconds > 0 else float("nan")
+    lines = [
+        f"{spec.kind}: {s['rounds']:,} rounds in {report.out} (seed {spec.seed}, policies "
+        f"{','.join(spec.policies)}); played now {report.played:,} in {report.seconds:.1f} s"
+        + (f" ({rate:,.0f} rounds/s)" if report.played else "")
+        + (f", {report.skipped:,} already there" if report.skipped else ""),
+    ]
+    for v in s["variants"]:
+        name = ", ".join(f"{k}={val}" for k, val in v["variant"].items()) or "all rounds"
+        lines.append("")
+        lines.append(f"{name}: {v['rounds']:,} rounds, {v['mean_turns']:.1f} turns on average")
+        lines.append("  finish: " + "  ".join(f"{k} {x:.1%}" for k, x in v["finish"].items()))
+        lines.append(f"  {'seat':<10}{'wins':>9}{'opened':>9}{'mean score':>12}{'mean penalty':>14}")
+        for seat in v["seats"]:
+            label = f"{seat['seat']}" + (" (starts)" if seat["seat"] == 0 else "")
+            lines.append(f"  {label:<10}{seat['win']['estimate']:>9.1%}{seat['opened']['estimate']:>9.1%}"
+                         f"{seat['mean_score']['estimate']:>12.1f}{seat['mean_penalty']:>14.1f}")
+    return "\n".join(lines)
