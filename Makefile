@@ -7,8 +7,7 @@ BIN := $(VENV)/bin
 .PHONY: demo test lint bench clean
 
 demo: $(VENV)/.installed
-	$(BIN)/sim deal-stats --preset rummy101 --rack-size 22 --samples 100000 --seed 1 \
-		--out data/demo/deal-stats-rummy101-r22.parquet --overwrite
+	$(BIN)/sim run --preset rummy101 --rounds 100000 --seed 1 --out data/demo/run
 
 test: $(VENV)/.installed
 	$(BIN)/python -m pytest

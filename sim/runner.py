@@ -46,6 +46,7 @@ FINISH = pl.Enum(list(core.FINISH_NAMES))
 OPEN_KIND = pl.Enum(["melds", "pairs"])
 POLICY = pl.Enum(list(POLICIES))
 SETTINGS = ("players", "threshold_mode", "open_points", "open_pairs", "button_jokers")
+OPENED_BY = (1, 3, 5)  # own turns at which the summary tells the share opened
 
 
 @dataclass(frozen=True)
@@ -329,6 +330,8 @@ def _variant_summary(combo: dict, rounds: pl.DataFrame, players: pl.DataFrame) -
             "seat": int(seat),
             "win": share(won),
             "opened": share(sub["opened"].to_numpy()),
+            "opened_by_turn": {str(t): share((sub["open_turn"] <= t).fill_null(False).to_numpy())
+                               for t in OPENED_BY},
             "mean_score": mean_interval(sub["score"].to_numpy()),
             "mean_penalty": float(losses.mean()) if losses.len() else 0.0,
         })
@@ -356,9 +359,12 @@ def format_summary(report: RunReport) -> str:
         lines.append("")
         lines.append(f"{name}: {v['rounds']:,} rounds, {v['mean_turns']:.1f} turns on average")
         lines.append("  finish: " + "  ".join(f"{k} {x:.1%}" for k, x in v["finish"].items()))
-        lines.append(f"  {'seat':<10}{'wins':>9}{'opened':>9}{'mean score':>12}{'mean penalty':>14}")
+        by_turn = "".join(f"{'by t' + str(t):>8}" for t in OPENED_BY)
+        lines.append(f"  {'seat':<10}{'wins':>8}{'opened':>8}{by_turn}{'mean score':>12}{'mean penalty':>14}")
         for seat in v["seats"]:
             label = f"{seat['seat']}" + (" (starts)" if seat["seat"] == 0 else "")
-            lines.append(f"  {label:<10}{seat['win']['estimate']:>9.1%}{seat['opened']['estimate']:>9.1%}"
-                         f"{seat['mean_score']['estimate']:>12.1f}{seat['mean_penalty']:>14.1f}")
+            turns = "".join(f"{seat['opened_by_turn'][str(t)]['estimate']:>8.1%}" for t in OPENED_BY)
+            lines.append(f"  {label:<10}{seat['win']['estimate']:>8.1%}{seat['opened']['estimate']:>8.1%}"
+                         f"{turns}{seat['mean_score']['estimate']:>12.1f}{seat['mean_penalty']:>14.1f}")
+        lines.append("  (by tN: share opened by its own N-th turn; mean penalty: over rounds not won)")
     return "\n".join(lines)

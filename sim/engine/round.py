@@ -163,19 +163,27 @@ def use_taken(p, tile, racks, table, ps, g, rp, events, S, space, rows, keep):
 
 
 @njit(cache=True)
-def lay_more(p, racks, table, ps, g, rp, events, S, space, rows, keep, no_jokers):
+def lay_more(p, racks, table, ps, g, rp, events, S, space, rows, keep, no_jokers, took):
     """After opening: recover jokers (T-JOKER-1), lay down new melds (T-OPEN-5) or pairs
     (T-OPEN-5, T-OPEN-6) and add tiles (T-ADD-1), keeping a tile for the discard when
     ``keep`` (T-OPEN-4). The best lay-down takes every meld the rack holds and additions
-    only take tiles away, so one pass suffices unless a joker comes back to the rack."""
+    only take tiles away, so one pass suffices unless a joker comes back to the rack.
+    Returns how the rack's count of ``took`` moved through joker recoveries, which do
+    not count as using the discard taken (T-TAKE-3): tiles of that kind put in place of
+    a joker, minus, for a joker taken, the jokers taken back."""
     rack = racks[p]
     players = rp[RP_PLAYERS]
+    swapped = 0
     while True:
         while True:
             i, tile = find_recovery(rack, table, g[G_NTABLE])
             if i < 0:
                 break
             recover_joker(rack, table, g, events, p, i, tile)
+            if tile == took:
+                swapped += 1
+            elif took == JOKER:
+                swapped -= 1
         kind = ps[p, PS_OPEN_KIND]
         if kind == OPEN_MELDS:
             saved = rack[JOKER]
@@ -198,7 +206,7 @@ def lay_more(p, racks, table, ps, g, rp, events, S, space, rows, keep, no_jokers
                     add_tile(rack, table, g, events, p, k, i, side)
                     added = True
         if find_recovery(rack, table, g[G_NTABLE])[0] < 0:
-            return
+            return swapped
 
 
 @njit(cache=True)
@@ -213,10 +221,9 @@ def act(p, took, racks, table, ps, g, rp, events, S, space, rows, deck_len, keep
         open_now(p, choice, took, racks, table, ps, g, rp, events, S, space, rows, keep)
     elif took >= 0:
         use_taken(p, took, racks, table, ps, g, rp, events, S, space, rows, keep)
-    used = took < 0 or racks[p, took] < before
     no_jokers = keeps_jokers(p, ps, g, rp, deck_len) and not finishing
-    lay_more(p, racks, table, ps, g, rp, events, S, space, rows, keep, no_jokers)
-    return used
+    swapped = lay_more(p, racks, table, ps, g, rp, events, S, space, rows, keep, no_jokers, took)
+    return took < 0 or racks[p, took] + swapped < before
 
 
 @njit(cache=True)
@@ -237,8 +244,8 @@ def joker_finish_possible(p, took, racks, table, ps, g, rp, events, S, space, ro
     c_racks, c_table, c_ps, c_g = scratch
     _copy_state(racks, table, ps, g, c_racks, c_table, c_ps, c_g)
     c_racks[p, JOKER] -= 1
-    act(p, took, c_racks, c_table, c_ps, c_g, rp, events, S, space, rows, deck_len, False, True)
-    return c_ps[p, PS_OPEN_KIND] != OPEN_NONE and rack_tiles(c_racks[p]) == 0
+    used = act(p, took, c_racks, c_table, c_ps, c_g, rp, events, S, space, rows, deck_len, False, True)
+    return used and c_ps[p, PS_OPEN_KIND] != OPEN_NONE and rack_tiles(c_racks[p]) == 0
 
 
 @njit(cache=True)

@@ -1,0 +1,68 @@
+"""Round engine throughput: rounds/s on one core for 2, 3 and 4 players (greedy bots), and
+the time of a full run of many four-player rounds with all output written.
+
+    python benchmarks/bench_rounds.py [--rounds 20000] [--repeats 3] [--million [N]]
+
+The per-core figures are medians of several runs of ``play_chunk`` in this process (one
+numba thread); ``--million`` times ``sim run`` (the runner: joblib workers on every core,
+Parquet written) on N four-player rounds, 1,000,000 by default.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+import numba
+
+import sim
+from sim import runner
+from sim.engine import play
+
+
+def per_core(players: int, rounds: int, repeats: int, policy: str) -> float:
+    rules = sim.preset("rummy101").replace(players=players)
+    codes = play.policy_codes([policy], players)
+    play.play_chunk(rules, 1, 0, 10, codes)  # compile / load
+    times = []
+    for r in range(repeats):
+        t0 = time.perf_counter()
+        play.play_chunk(rules, 1, r * rounds, rounds, codes)
+        times.append(time.perf_counter() - t0)
+    return rounds / statistics.median(times)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--rounds", type=int, default=20_000)
+    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--million", type=int, nargs="?", const=1_000_000, default=None)
+    args = ap.parse_args()
+    numba.set_num_threads(1)
+    print(f"rounds/s on one core (play_chunk, {args.rounds:,} rounds, median of {args.repeats}):")
+    for policy in ("greedy", "careful"):
+        for players in (2, 3, 4):
+            rate = per_core(players, args.rounds, args.repeats, policy)
+            print(f"  {policy:8} {players} players: {rate:8,.0f} rounds/s")
+    if args.million:
+        out = Path(tempfile.mkdtemp(prefix="bench-rounds-"))
+        try:
+            spec = runner.RunSpec((runner.Variant(sim.preset("rummy101")),), args.million, 1, ("greedy",))
+            t0 = time.perf_counter()
+            report = runner.run(spec, out / "run", jobs=os.cpu_count(), progress=True)
+            wall = time.perf_counter() - t0
+            size = sum(f.stat().st_size for f in out.rglob("*.parquet")) / 1e6
+            print(f"sim run: {args.million:,} four-player rounds, {os.cpu_count()} workers, Parquet written "
+                  f"({size:.0f} MB): {wall:.1f} s wall ({report.played / report.seconds:,.0f} rounds/s "
+                  "while playing)")
+        finally:
+            shutil.rmtree(out, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

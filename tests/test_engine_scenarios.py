@@ -1,0 +1,110 @@
+"""Scenario tests from fixed tile orders: every finish kind (T-FIN-1..3, T-END-1) and every
+line of T-SCORE, with the greedy bots, each round also checked by the referee."""
+
+import numpy as np
+import pytest
+
+import sim
+from sim.engine import core, play
+from sim.reference.referee import referee
+from tests.decks import deck_from
+
+RUN_R = "R1 R2 R3 R4 R5 R6 R7 R8 R9 R10 R11 R12 R13"
+GREEDY = ("greedy",)
+
+
+def play_deck(players, seats, stock="", preset="rummy101"):
+    rules = sim.preset(preset).replace(players=players)
+    t = play.trace_round(rules, 0, 0, play.policy_codes(list(GREEDY), players), deck=deck_from(seats, stock))
+    assert referee(rules, t.deck, t.events) == []
+    assert t.counters[core.G_ERROR] == 0
+    finish = core.FINISH_NAMES[int(t.counters[core.G_FINISH])]
+    return t, finish, int(t.counters[core.G_WINNER]), [int(s) for s in t.players[:, core.PS_SCORE]]
+
+
+def rack_sum(t, seat):
+    return int(t.players[seat, core.PS_RACK_VALUE])
+
+
+def test_T_FIN_3_one_turn_finish_wins_202_and_costs_each_opponent_404():
+    _, finish, winner, scores = play_deck(2, [
+        RUN_R + " B1 B2 B3 B4 B5 K11 K12 K13 Y7",
+        "K1 B7 Y2 R4 K9 B12 Y5 R8 K3 B10 Y13 R1 K6 B4 Y9 R11 K13 B2 Y6 R7 K10"])
+    assert (finish, winner) == ("one_turn", 0)
+    assert scores == [202, -404]  # T-SCORE-1, T-SCORE-3
+
+
+def test_T_FIN_3_one_turn_finish_with_a_joker_wins_404_and_costs_808():
+    _, finish, winner, scores = play_deck(2, [
+        RUN_R + " B1 B2 B3 B4 B5 K11 K12 K13 J",
+        "K1 B7 Y2 R4 K9 B12 Y5 R8 K3 B10 Y13 R1 K6 B4 Y9 R11 K13 B2 Y6 R7 K10"])
+    assert (finish, winner) == ("one_turn_joker", 0)
+    assert scores == [404, -808]
+
+
+def test_T_FIN_1_normal_finish_wins_101_and_an_unopened_player_loses_202():
+    # Seat 0 opens with 106, keeps Y7 Y9 K12, draws Y8 on its next turn and goes out.
+    _, finish, winner, scores = play_deck(2, [
+        RUN_R + " B1 B2 B3 B4 B5 Y7 Y9 K12 Y13",
+        "K1 K1 K4 K7 K10 K10 K13 B2 B5 B8 B11 Y3 Y6 Y6 Y12 R1 R3 R6 R9 R12 B13"], "K2 Y8")
+    assert (finish, winner) == ("normal", 0)
+    assert scores == [101, -202]  # T-SCORE-1, T-SCORE-2 (not opened)
+
+
+def test_T_SCORE_2_melds_opener_loses_its_rack_pairs_opener_twice_it():
+    t, finish, winner, scores = play_deck(3, [
+        RUN_R + " B1 B2 B3 B4 B5 Y7 Y9 K12 Y13",
+        "K1 K2 K3 K4 K5 K6 K7 K8 K9 K10 K11 K12 K13 B11 B12 B13 Y1 Y3 R2 R5 B8",
+        "Y5 Y5 Y10 Y10 B9 B9 Y11 Y11 B7 B7 R3 R6 R8 R11 R13 K3 K8 B4 Y2 Y4 B13"], "R4 K6 Y8")
+    assert (finish, winner) == ("normal", 0)
+    kinds = [int(k) for k in t.players[:, core.PS_OPEN_KIND]]
+    assert kinds == [core.OPEN_MELDS, core.OPEN_MELDS, core.OPEN_PAIRS]
+    assert rack_sum(t, 1) > 0 and rack_sum(t, 2) > 0
+    assert scores == [101, -rack_sum(t, 1), -2 * rack_sum(t, 2)]
+
+
+def test_T_FIN_2_joker_finish_doubles_every_penalty():
+    # Seat 0 keeps K7, seat 1 lays K8 K9 K10, seat 0 draws a joker, adds K7, throws the joker.
+    t, finish, winner, scores = play_deck(4, [
+        "R1 R2 R3 R4 R5 R6 R7 R8 R9 R10 R11 R12 R13 R13 B13 K13 Y13 B1 B2 B3 K7 B8",
+        "K8 K9 K10 Y1 Y2 Y3 Y4 Y5 Y6 Y7 Y8 Y9 B10 B11 B12 R2 R5 B6 K2 Y12 R6",
+        "K1 K1 K4 K4 K11 K11 B4 B4 Y10 Y10 R3 R7 R9 R12 B2 B12 Y2 Y5 Y8 K6 K13",
+        "R1 R4 R8 R10 B1 B3 B5 B7 B9 B11 B13 K2 K5 K8 K12 Y3 Y4 Y6 Y9 Y12 Y11"], "K3 B10 Y13 J")
+    assert (finish, winner) == ("joker", 0)
+    kinds = [int(k) for k in t.players[:, core.PS_OPEN_KIND]]
+    assert kinds == [core.OPEN_MELDS, core.OPEN_MELDS, core.OPEN_PAIRS, core.OPEN_NONE]
+    # T-SCORE-1: +202; T-SCORE-3: melds 2 x sum, pairs 4 x sum, not opened 404
+    assert scores == [202, -2 * rack_sum(t, 1), -4 * rack_sum(t, 2), -404]
+
+
+def test_T_END_1_stock_out_ends_without_winner_each_loses_its_hand_penalty():
+    # Round 5 of seed 3, four greedy players: the stock runs out with players opened with
+    # melds, with pairs and not at all.
+    rules = sim.preset("rummy101")
+    t = play.trace_round(rules, 3, 5, play.policy_codes(["greedy"], 4))
+    assert referee(rules, t.deck, t.events) == []
+    assert core.FINISH_NAMES[int(t.counters[core.G_FINISH])] == "stock_out"
+    assert int(t.counters[core.G_WINNER]) == -1
+    for seat in range(4):
+        kind = int(t.players[seat, core.PS_OPEN_KIND])
+        expected = {core.OPEN_NONE: -202, core.OPEN_MELDS: -rack_sum(t, seat),
+                    core.OPEN_PAIRS: -2 * rack_sum(t, seat)}[kind]
+        assert int(t.players[seat, core.PS_SCORE]) == expected
+    assert {int(k) for k in t.players[:, core.PS_OPEN_KIND]} == {0, 1, 2}
+
+
+@pytest.mark.parametrize("factor", [1, 3])
+def test_score_table_is_a_rules_parameter(factor):
+    rules = sim.preset("rummy101").replace(players=2, finish_factor=factor, unopened_penalty=150)
+    deck = deck_from([RUN_R + " B1 B2 B3 B4 B5 K11 K12 K13 J",
+                      "K1 B7 Y2 R4 K9 B12 Y5 R8 K3 B10 Y13 R1 K6 B4 Y9 R11 K13 B2 Y6 R7 K10"])
+    t = play.trace_round(rules, 0, 0, play.policy_codes(["greedy"], 2), deck=deck)
+    assert referee(rules, t.deck, t.events) == []
+    assert [int(s) for s in t.players[:, core.PS_SCORE]] == [101 * factor**2, -404 * factor]
+
+
+def test_deck_of_a_round_is_the_same_for_every_variant():
+    """Common random numbers: the shuffled tiles depend on the seed and round id only."""
+    a = play.trace_round(sim.preset("rummy101").replace(players=2), 9, 4, play.policy_codes(["greedy"], 2))
+    b = play.trace_round(sim.preset("rummy101-increasing"), 9, 4, play.policy_codes(["careful"], 4))
+    assert np.array_equal(a.deck, b.deck)

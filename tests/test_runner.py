@@ -1,0 +1,155 @@
+"""Runs and sweeps: identical data whatever --jobs and chunk size, resuming completes only
+the missing chunks, provenance on every file, settings checked, common random numbers."""
+
+import json
+
+import polars as pl
+import pytest
+from typer.testing import CliRunner
+
+import sim
+from sim import runner
+from sim.cli import app
+from sim.runner import RunSpec, Variant
+from sim.store import read_metadata
+
+RULES = sim.preset("rummy101")
+
+
+def load(out, table):
+    return runner.scan(out, table).collect().sort(["round_id", "seat"] if table == "players" else "round_id")
+
+
+def spec(rounds=400, chunk=100, rules=RULES, policies=("greedy",)):
+    return RunSpec((Variant(rules),), rounds, seed=11, policies=policies, chunk=chunk)
+
+
+def test_same_data_whatever_jobs_and_chunks(tmp_path):
+    a = runner.run(spec(chunk=400), tmp_path / "a", jobs=1, progress=False)
+    b = runner.run(spec(chunk=90), tmp_path / "b", jobs=2, progress=False)
+    assert (a.played, b.played) == (400, 400)
+    for table in ("rounds", "players"):
+        assert load(tmp_path / "a", table).equals(load(tmp_path / "b", table))
+
+
+def test_rerun_completes_only_the_missing_chunks(tmp_path):
+    out = tmp_path / "r"
+    runner.run(spec(), out, jobs=1, progress=False)
+    whole = load(out, "players")
+    (out / "players" / "part-0000000200.parquet").unlink()
+    (out / "rounds" / "part-0000000300.parquet").unlink()
+    again = runner.run(spec(), out, jobs=1, progress=False)
+    assert (again.played, again.skipped) == (200, 200)
+    assert load(out, "players").equals(whole)
+    assert load(out, "rounds")["round_id"].to_list() == list(range(400))
+    assert not list(out.rglob("*.tmp"))
+
+
+def test_every_file_carries_provenance(tmp_path):
+    out = tmp_path / "p"
+    runner.run(spec(rounds=150), out, jobs=1, progress=False)
+    files = sorted(out.rglob("*.parquet"))
+    assert len(files) == 4
+    for f in files:
+        meta = read_metadata(f)
+        assert sim.Rules.from_json(meta["rules"]) == RULES
+        assert meta["seed"] == "11" and meta["version"] == sim.__version__ and meta["git_commit"]
+
+
+def test_other_settings_are_refused_unless_overwrite(tmp_path):
+    out = tmp_path / "o"
+    runner.run(spec(rounds=100), out, jobs=1, progress=False)
+    before = load(out, "rounds")
+    with pytest.raises(sim.DatasetError, match="other settings"):
+        runner.run(spec(rounds=100, policies=("careful",)), out, jobs=1, progress=False)
+    assert load(out, "rounds").equals(before)
+    runner.run(spec(rounds=100, policies=("careful",)), out, jobs=1, progress=False, overwrite=True)
+    assert load(out, "players")["policy"].unique().to_list() == ["careful"]
+
+
+def test_tables_hold_the_documented_columns(tmp_path):
+    out = tmp_path / "c"
+    rep = runner.run(spec(rounds=300, policies=("greedy", "careful", "greedy", "careful")), out, jobs=1,
+                     progress=False)
+    rounds, players = load(out, "rounds"), load(out, "players")
+    assert rounds.columns == ["round_id", "players", "threshold_mode", "open_points", "open_pairs",
+                              "button_jokers", "policies", "finish", "winner_seat", "turns", "stock_left"]
+    assert set(players.columns) >= {"round_id", "seat", "policy", "opened", "open_kind", "open_turn",
+                                    "open_value", "open_threshold", "took_discard", "rack_value",
+                                    "jokers_left", "score"}
+    assert players.height == 4 * rounds.height
+    # winners: exactly one per finished round, none after a stock-out (T-END-1)
+    stock_out = rounds.filter(pl.col("finish") == "stock_out")
+    assert stock_out["winner_seat"].null_count() == stock_out.height
+    assert rounds.filter(pl.col("finish") != "stock_out")["winner_seat"].null_count() == 0
+    # opening columns are null exactly for players who never opened
+    closed = players.filter(~pl.col("opened"))
+    assert closed["open_kind"].null_count() == closed.height == closed["open_turn"].null_count()
+    assert (closed["score"] <= -202).all()
+    opened = players.filter(pl.col("opened") & (pl.col("open_kind") == "melds"))
+    assert (opened["open_value"] >= opened["open_threshold"]).all()
+    seats = rep.summary["variants"][0]["seats"]
+    wins = sum(s["win"]["estimate"] for s in seats)
+    assert wins + rep.summary["variants"][0]["finish"].get("stock_out", 0) == pytest.approx(1.0)
+
+
+def test_sweep_is_hive_partitioned_and_paired(tmp_path):
+    out = tmp_path / "s"
+    base = RULES
+    variants = runner.grid_variants(base, {"players": ["2", "4"], "open_points": ["91", "111"]})
+    sw = RunSpec(variants, 120, seed=4, policies=("greedy",), chunk=60, kind="sweep")
+    runner.run(sw, out, jobs=2, progress=False)
+    rounds = runner.scan(out, "rounds").collect()
+    assert rounds.height == 4 * 120
+    assert sorted(rounds.select("players", "open_points").unique().rows()) == [
+        (2, 91), (2, 111), (4, 91), (4, 111)]
+    players = runner.scan(out, "players").collect()
+    assert set(players.columns) >= {"players", "open_points", "seat", "score"}
+    # the variant players=4, open_points=111 is the same data as a run with those rules
+    alone = tmp_path / "alone"
+    runner.run(RunSpec((Variant(base.replace(open_points=111)),), 120, 4, ("greedy",), 60), alone,
+               jobs=1, progress=False)
+    mine = players.filter((pl.col("players") == 4) & (pl.col("open_points") == 111)).drop(
+        "players", "open_points").sort("round_id", "seat")
+    assert mine.equals(load(alone, "players").select(mine.columns))
+
+
+cli = CliRunner()
+
+
+def test_cli_run_json_and_summary(tmp_path):
+    r = cli.invoke(app, ["run", "--rounds", "200", "--players", "3", "--seed", "2", "--jobs", "1",
+                         "--out", str(tmp_path / "x"), "--json", "--no-progress",
+                         "--seat-policy", "1=careful", "--set", "open_points=91"])
+    assert r.exit_code == 0, r.output
+    s = json.loads(r.stdout)
+    assert s["rounds"] == 200 and len(s["variants"][0]["seats"]) == 3
+    players = runner.scan(tmp_path / "x", "players").collect()
+    assert players.filter(pl.col("seat") == 1)["policy"].unique().to_list() == ["careful"]
+    meta = read_metadata(next((tmp_path / "x" / "rounds").glob("*.parquet")))
+    assert sim.Rules.from_json(meta["rules"]).open_points == 91
+
+
+def test_cli_trace_prints_every_action_and_the_referee_verdict():
+    r = cli.invoke(app, ["run", "--trace", "7", "--players", "2"])
+    assert r.exit_code == 0, r.output
+    assert "Turn 1 · seat 0" in r.output and "T-TURN-2" in r.output and "Scores" in r.output
+    assert "referee: every action checked, scores recomputed: no violations" in r.output
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["run", "--rounds", "10"], "--out"),
+    (["run", "--seat-policy", "5=greedy", "--trace", "1"], "seats are 0-3"),
+    (["run", "--seat-policy", "1=clever", "--trace", "1"], "unknown policy"),
+    (["run", "--policy", "lucky", "--trace", "1"], "unknown policy"),
+    (["run", "--players", "5", "--trace", "1"], "players"),
+    (["run", "--set", "threshold_mode=sometimes", "--trace", "1"], "threshold_mode"),
+    (["run", "--preset", "rummikub", "--trace", "1"], "Rummy 101 with tiles"),
+    (["sweep", "--out", "x"], "--grid"),
+    (["sweep", "--out", "x", "--grid", "colour=red"], "unknown rules field"),
+    (["sweep", "--out", "x", "--grid", "players=2,9"], "players"),
+])
+def test_cli_bad_input_is_one_clear_line(args, message):
+    r = cli.invoke(app, args)
+    assert r.exit_code == 2, r.output
+    assert message in r.output and "Traceback" not in r.output
