@@ -119,18 +119,16 @@ def chunk_tables(rules: Rules, seed: int, start: int, count: int, policies: list
         "button_jokers": np.full(count, rules.button_jokers, dtype=np.int8),
         "policies": [",".join(policies)] * count,
         "finish": pl.Series([core.FINISH_NAMES[i] for i in r[:, rnd.R_FINISH]], dtype=FINISH),
-        "winner_seat": pl.Series(np.where(winner >= 0, winner, 0).astype(np.int8)),
+        "winner_seat": _where(winner, winner >= 0, np.int8),  # T-END-1: no winner
         "turns": r[:, rnd.R_TURNS].astype(np.int16),
         "stock_left": r[:, rnd.R_STOCK_LEFT].astype(np.int16),
-    }).with_columns(
-        pl.when(pl.Series(winner >= 0)).then(pl.col("winner_seat")).otherwise(None).alias("winner_seat")
-    )
+    })
     n, players = count, rules.players
     kind = p[:, :, rnd.P_OPEN_KIND].reshape(-1)
     opened = kind != core.OPEN_NONE
 
     def when_opened(col: np.ndarray, dtype) -> pl.Series:
-        return pl.Series(np.where(opened, col, 0).astype(dtype)).scatter(np.flatnonzero(~opened), None)
+        return _where(col, opened, dtype)
 
     flat = p.reshape(n * players, rnd.P_LEN)
     players_df = pl.DataFrame({
@@ -148,10 +146,15 @@ def chunk_tables(rules: Rules, seed: int, start: int, count: int, policies: list
         "jokers_left": flat[:, rnd.P_JOKERS_LEFT].astype(np.int8),
         "score": flat[:, rnd.P_SCORE].astype(np.int32),
         "turns": flat[:, rnd.P_TURNS].astype(np.int16),
-        "button_turn": pl.Series(flat[:, rnd.P_BUTTON_TURN].astype(np.int16)).replace(0, None),
+        "button_turn": _where(flat[:, rnd.P_BUTTON_TURN], flat[:, rnd.P_BUTTON_TURN] > 0, np.int16),
     })
     keep_rounds = [c for c in rounds.columns if c not in drop]
     return rounds.select(keep_rounds), players_df
+
+
+def _where(values: np.ndarray, keep: np.ndarray, dtype) -> pl.Series:
+    """``values`` as a column, null where ``keep`` is false."""
+    return pl.Series(np.where(keep, values, 0).astype(dtype)).scatter(np.flatnonzero(~keep), None)
 
 
 def _play_and_write(rules_json: str, seed: int, start: int, count: int, policies: list[str],
