@@ -4,7 +4,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo test lint bench clean
+.PHONY: demo test lint bench clean reference-report
 
 demo: $(VENV)/.installed
 	$(BIN)/sim run --preset rummy101 --rounds 100000 --seed 1 --out data/demo/run
@@ -25,3 +25,17 @@ $(VENV)/.installed: pyproject.toml
 
 clean:
 	rm -rf $(VENV) data/demo
+
+# The reference report (reports/reference): about 17 million rounds and 20 million dealt
+# racks, 35-40 minutes on 2 cores. Reruns skip what data/reference already holds.
+REF := data/reference
+reference-report: $(VENV)/.installed
+	$(BIN)/sim sweep --grid players=2,3,4 --grid threshold_mode=fixed,increasing \
+		--grid button_jokers=0,1 --rounds 1000000 --seed 2026 --out $(REF)/variants
+	$(BIN)/sim sweep --grid open_points=81,91,101,111,121 --rounds 1000000 --seed 2026 \
+		--out $(REF)/thresholds
+	$(BIN)/sim deal-stats --rack-size 21 --samples 10000000 --seed 2026 --out $(REF)/deal-21.parquet --overwrite
+	$(BIN)/sim deal-stats --rack-size 22 --samples 10000000 --seed 2026 --out $(REF)/deal-22.parquet --overwrite
+	$(BIN)/sim report --data $(REF)/deal-21.parquet --data $(REF)/deal-22.parquet \
+		--data $(REF)/variants --data $(REF)/thresholds --notes reports/reference-notes.md \
+		--out reports/reference

@@ -22,7 +22,10 @@ def wilson_interval(successes, trials, z: float = Z95) -> tuple[np.ndarray, np.n
         denom = 1 + z**2 / n
         centre = (p + z**2 / (2 * n)) / denom
         half = z * np.sqrt(p * (1 - p) / n + z**2 / (4 * n**2)) / denom
-    return centre - half, centre + half
+    # exact ends where rounding would put 0 or 1 just outside the interval
+    lo = np.where(k == 0, 0.0, np.clip(centre - half, 0.0, 1.0))
+    hi = np.where(k == n, 1.0, np.clip(centre + half, 0.0, 1.0))
+    return lo, hi
 
 
 def share(flags: np.ndarray) -> dict[str, float]:

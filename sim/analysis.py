@@ -1,0 +1,428 @@
+"""Answers from the datasets: opening, thresholds, penalties and variant comparisons.
+
+Every function takes a :class:`Dataset` (a run or sweep directory, see
+:func:`open_dataset`) or deal-stats files, works on polars lazy scans and returns a
+polars DataFrame whose columns its docstring lists. Shares come with 95% Wilson
+intervals (``ci_low``, ``ci_high``), means with 95% normal intervals.
+
+``by`` names the columns to group by: the variant columns of a sweep (``ds.keys``, such
+as ``players``, ``threshold_mode``, ``open_points``, ``button_jokers``) and, on the
+players table, ``seat``, ``policy``, ``open_kind`` and the round's ``finish``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+
+from sim.errors import DatasetError
+from sim.rules import Rules
+from sim.stats import Z95, wilson_interval
+from sim.store import read_metadata
+
+SETTINGS = ("players", "threshold_mode", "open_points", "open_pairs", "button_jokers")
+
+
+@dataclass(frozen=True)
+class Dataset:
+    """A run or sweep directory: its manifest, variant columns and two lazy tables.
+
+    ``players`` is joined with the round's columns (``finish``, ``winner_seat``,
+    ``round_turns``, ``stock_left`` and the settings), so every question about players can be
+    grouped by round facts too.
+    """
+
+    path: Path
+    manifest: dict
+    keys: tuple[str, ...]
+    rounds: pl.LazyFrame
+    players: pl.LazyFrame
+
+    @property
+    def variants(self) -> list[dict]:
+        return self.manifest["variants"]
+
+    def rules(self) -> list[Rules]:
+        return [Rules.from_dict(v["rules"]) for v in self.variants]
+
+
+def _check_files(path: Path, table: str) -> list[Path]:
+    files = sorted((path / table).rglob("*.parquet"))
+    if not files:
+        raise DatasetError(f"{path}: no {table} files (is it a run or sweep directory?)")
+    for f in files:
+        meta = read_metadata(f)  # names the file when it is damaged or not ours
+        if meta.get("kind") != "rounds":
+            raise DatasetError(f"{f}: a {meta.get('kind')!r} file inside a run directory")
+    return files
+
+
+def open_dataset(path: str | Path) -> Dataset:
+    """Open a run or sweep directory written by ``sim run`` / ``sim sweep``.
+
+    Raises :class:`~sim.errors.DatasetError` naming the file when a manifest or Parquet
+    file is missing, damaged or not one of ours.
+    """
+    path = Path(path)
+    manifest_path = path / "manifest.json"
+    try:
+        manifest = json.loads(manifest_path.read_text())
+    except FileNotFoundError:
+        raise DatasetError(f"{path}: no manifest.json; not a run or sweep directory") from None
+    except (OSError, json.JSONDecodeError) as e:
+        raise DatasetError(f"{manifest_path}: unreadable ({e})") from None
+    if not isinstance(manifest, dict) or "variants" not in manifest:
+        raise DatasetError(f"{manifest_path}: not a run manifest")
+    keys = tuple(manifest["variants"][0]["partition"])
+    for table in ("rounds", "players"):
+        _check_files(path, table)
+    rounds = pl.scan_parquet(str(path / "rounds" / "**" / "*.parquet"), hive_partitioning=True)
+    players = pl.scan_parquet(str(path / "players" / "**" / "*.parquet"), hive_partitioning=True)
+    round_cols = ["round_id", *keys, "finish", "winner_seat", pl.col("turns").alias("round_turns"),
+                  "stock_left", *[c for c in SETTINGS if c not in keys]]
+    players = players.join(rounds.select(round_cols), on=["round_id", *keys], how="left")
+    return Dataset(path, manifest, keys, rounds, players)
+
+
+def _shares(df: pl.DataFrame, k: str = "k", n: str = "n") -> pl.DataFrame:
+    lo, hi = wilson_interval(df[k].to_numpy(), df[n].to_numpy())
+    return df.with_columns(
+        (pl.col(k) / pl.col(n)).alias("share"), pl.Series("ci_low", lo), pl.Series("ci_high", hi)
+    )
+
+
+def _means(df: pl.DataFrame, mean: str = "mean", sd: str = "sd", n: str = "n") -> pl.DataFrame:
+    half = Z95 * pl.col(sd) / pl.col(n).sqrt()
+    return df.with_columns((pl.col(mean) - half).alias("ci_low"), (pl.col(mean) + half).alias("ci_high"))
+
+
+def _by(ds: Dataset, by: Sequence[str] | None, extra: Sequence[str] = ()) -> list[str]:
+    """``by`` as given, or the variant columns and ``extra``."""
+    if by is not None:
+        return list(by)
+    return list(ds.keys) + [c for c in extra if c not in ds.keys]
+
+
+# --- opening ---------------------------------------------------------------------------------
+
+
+def opened_by_turn(ds: Dataset, max_turn: int = 10, by: Sequence[str] | None = None) -> pl.DataFrame:
+    """P(a player has opened by its own turn t), t = 1..max_turn.
+
+    Columns: ``*by``, ``seat``, ``turn``, ``k`` (players opened by then), ``n`` (players),
+    ``share``, ``ci_low``, ``ci_high``. Default ``by``: the dataset's variant columns
+    and ``players``.
+    """
+    group = [*_by(ds, by, ("players",)), "seat"]
+    totals = ds.players.group_by(*group).agg(pl.len().alias("n")).collect()
+    when = (ds.players.filter(pl.col("opened")).group_by(*group, "open_turn")
+            .agg(pl.len().alias("c")).collect())
+    turns = pl.DataFrame({"turn": np.arange(1, max_turn + 1, dtype=np.int16)})
+    df = (totals.join(turns, how="cross")
+          .join(when, on=group, how="left")
+          .group_by(*group, "turn", "n")
+          .agg(pl.col("c").filter(pl.col("open_turn") <= pl.col("turn")).sum().alias("k"))
+          .with_columns(pl.col("k").fill_null(0))
+          .select(*group, "turn", "k", "n").sort(*group, "turn"))
+    return _shares(df)
+
+
+def opening_kinds(ds: Dataset, by: Sequence[str] | None = None) -> pl.DataFrame:
+    """How players open: with melds, with pairs, or never (T-OPEN-1, T-OPEN-2).
+
+    Columns: ``*by``, ``open_kind`` (``melds``, ``pairs``, ``never``), ``k``, ``n``,
+    ``share``, ``ci_low``, ``ci_high`` (shares of all players of the group).
+    """
+    group = _by(ds, by, ("players",))
+    kind = pl.col("open_kind").cast(pl.String).fill_null("never").alias("open_kind")
+    df = (ds.players.with_columns(kind).group_by(*group, "open_kind").agg(pl.len().alias("k"))
+          .with_columns(pl.col("k").sum().over(group or pl.lit(1)).alias("n"))
+          .sort(*group, "open_kind").collect())
+    return _shares(df)
+
+
+def discard_openings(ds: Dataset, by: Sequence[str] | None = None) -> pl.DataFrame:
+    """Openings made by taking the previous player's discard (T-TAKE-2).
+
+    Columns: ``*by``, ``open_kind``, ``k`` (openings with the discard), ``n`` (openings),
+    ``share``, ``ci_low``, ``ci_high``.
+    """
+    group = _by(ds, by, ("players",))
+    df = (ds.players.filter(pl.col("opened"))
+          .group_by(*group, pl.col("open_kind").cast(pl.String))
+          .agg(pl.col("took_discard").sum().alias("k"), pl.len().alias("n"))
+          .sort(*group, "open_kind").collect())
+    return _shares(df)
+
+
+def opening_values(ds: Dataset, kind: str = "melds", by: Sequence[str] | None = None) -> pl.DataFrame:
+    """Distribution of opening values: points of melds openings or pairs of pairs ones.
+
+    Columns: ``*by``, ``open_value``, ``k`` (openings of that value), ``n`` (openings of
+    the group), ``share``, ``ci_low``, ``ci_high``.
+    """
+    group = _by(ds, by, ("players",))
+    df = (ds.players.filter(pl.col("open_kind").cast(pl.String) == kind)
+          .group_by(*group, "open_value").agg(pl.len().alias("k"))
+          .with_columns(pl.col("k").sum().over(group or pl.lit(1)).alias("n"))
+          .sort(*group, "open_value").collect())
+    return _shares(df)
+
+
+def deal_open_shares(paths: Sequence[str | Path]) -> pl.DataFrame:
+    """P(a dealt rack can open) from ``sim deal-stats`` files.
+
+    Columns: ``preset``, ``rack_size``, ``racks``, ``way`` (``melds``, ``pairs``,
+    ``either``), ``k``, ``n``, ``share``, ``ci_low``, ``ci_high``, ``mean_value``.
+    """
+    rows = []
+    for p in paths:
+        meta = read_metadata(Path(p))
+        if meta.get("kind") != "deal-stats":
+            raise DatasetError(f"{p}: a {meta.get('kind')!r} file, not a deal-stats table")
+        rules = Rules.from_json(meta["rules"])
+        t = pl.scan_parquet(p).select(
+            pl.len().alias("n"), pl.col("can_open_melds").sum().alias("melds"),
+            pl.col("can_open_pairs").sum().alias("pairs"), pl.col("can_open").sum().alias("either"),
+            pl.col("value").mean().alias("mean_value")).collect().row(0, named=True)
+        for way in ("melds", "pairs", "either"):
+            rows.append({"preset": rules.name, "rack_size": int(meta["rack_size"]), "racks": t["n"],
+                         "way": way, "k": t[way], "n": t["n"], "mean_value": t["mean_value"]})
+    return _shares(pl.DataFrame(rows)).sort("preset", "rack_size", "way")
+
+
+# --- thresholds ------------------------------------------------------------------------------
+
+
+def threshold_by_order(ds: Dataset, by: Sequence[str] | None = None, kind: str = "melds") -> pl.DataFrame:
+    """The requirement in force for the 1st, 2nd, 3rd... opener of a round (T-THR).
+
+    Columns: ``*by``, ``open_order``, ``n`` (openings), ``mean`` (threshold), ``sd``,
+    ``ci_low``, ``ci_high``, ``mean_value`` (the opening's value).
+    """
+    group = _by(ds, by, ("players", "threshold_mode"))
+    df = (ds.players.filter(pl.col("open_kind").cast(pl.String) == kind)
+          .group_by(*group, "open_order")
+          .agg(pl.len().alias("n"), pl.col("open_threshold").mean().alias("mean"),
+               pl.col("open_threshold").std().fill_null(0).alias("sd"),
+               pl.col("open_value").mean().alias("mean_value"))
+          .sort(*group, "open_order").collect())
+    return _means(df)
+
+
+def never_opened(ds: Dataset, by: Sequence[str] | None = None) -> pl.DataFrame:
+    """Share of players who never open in the round.
+
+    Columns: ``*by``, ``k`` (never opened), ``n`` (players), ``share``, ``ci_low``, ``ci_high``.
+    """
+    group = _by(ds, by, ("players",))
+    df = (ds.players.group_by(*group).agg((~pl.col("opened")).sum().alias("k"), pl.len().alias("n"))
+          .sort(*group).collect())
+    return _shares(df)
+
+
+def round_length(ds: Dataset, by: Sequence[str] | None = None) -> pl.DataFrame:
+    """Turns per round (all seats together).
+
+    Columns: ``*by``, ``n`` (rounds), ``mean``, ``sd``, ``ci_low``, ``ci_high``,
+    ``median``, ``q90``.
+    """
+    group = _by(ds, by, ("players",))
+    df = (ds.rounds.group_by(*group)
+          .agg(pl.len().alias("n"), pl.col("turns").mean().alias("mean"),
+               pl.col("turns").std().fill_null(0).alias("sd"),
+               pl.col("turns").median().alias("median"), pl.col("turns").quantile(0.9).alias("q90"))
+          .sort(*group).collect())
+    return _means(df)
+
+
+def threshold_curve(ds: Dataset, turn: int = 3, by: Sequence[str] | None = None) -> pl.DataFrame:
+    """Across an ``open_points`` sweep: P(opened by own turn ``turn``) and the mean penalty
+    as functions of the threshold.
+
+    Columns: ``*by``, ``open_points``, ``n`` (players), ``p_open``, ``p_ci_low``,
+    ``p_ci_high``, ``mean_penalty``, ``penalty_ci_low``, ``penalty_ci_high`` (penalty:
+    minus the score of players who did not win).
+    """
+    group = [c for c in _by(ds, by, ("players",)) if c != "open_points"] + ["open_points"]
+    won = (pl.col("winner_seat") == pl.col("seat")).fill_null(False)
+    df = (ds.players.group_by(*group)
+          .agg(pl.len().alias("n"),
+               (pl.col("open_turn") <= turn).fill_null(False).sum().alias("k"),
+               (-pl.col("score")).filter(~won).mean().alias("mean_penalty"),
+               (-pl.col("score")).filter(~won).std().alias("sd_penalty"),
+               (~won).sum().alias("n_lost"))
+          .sort(*group).collect())
+    lo, hi = wilson_interval(df["k"].to_numpy(), df["n"].to_numpy())
+    half = Z95 * df["sd_penalty"].to_numpy() / np.sqrt(df["n_lost"].to_numpy())
+    return df.with_columns(
+        (pl.col("k") / pl.col("n")).alias("p_open"), pl.Series("p_ci_low", lo), pl.Series("p_ci_high", hi),
+        (pl.col("mean_penalty") - pl.Series(half)).alias("penalty_ci_low"),
+        (pl.col("mean_penalty") + pl.Series(half)).alias("penalty_ci_high"),
+    ).drop("k", "sd_penalty", "n_lost")
+
+
+# --- penalties -------------------------------------------------------------------------------
+
+
+def scores(ds: Dataset, by: Sequence[str] | None = None) -> pl.DataFrame:
+    """Score summary by group (default: variant, seat).
+
+    Columns: ``*by``, ``n``, ``mean``, ``sd``, ``ci_low``, ``ci_high``, ``q05``, ``q25``,
+    ``median``, ``q75``, ``q95``, ``min``, ``max``.
+    """
+    group = _by(ds, by, ("players", "seat"))
+    s = pl.col("score")
+    df = (ds.players.group_by(*group)
+          .agg(pl.len().alias("n"), s.mean().alias("mean"), s.std().fill_null(0).alias("sd"),
+               s.quantile(0.05).alias("q05"), s.quantile(0.25).alias("q25"), s.median().alias("median"),
+               s.quantile(0.75).alias("q75"), s.quantile(0.95).alias("q95"), s.min().alias("min"),
+               s.max().alias("max"))
+          .sort(*group).collect())
+    return _means(df)
+
+
+def penalties(ds: Dataset, by: Sequence[str] | None = None) -> pl.DataFrame:
+    """Penalties (minus the score) of the players who did not win, by group.
+
+    Columns: ``*by``, ``n``, ``mean``, ``sd``, ``ci_low``, ``ci_high``, ``median``, ``q90``.
+    Group by ``open_kind`` (null: never opened) or ``finish`` to see T-SCORE-2/3 at work.
+    """
+    group = _by(ds, by, ("players",))
+    won = (pl.col("winner_seat") == pl.col("seat")).fill_null(False)
+    p = -pl.col("score")
+    df = (ds.players.filter(~won).group_by(*group)
+          .agg(pl.len().alias("n"), p.mean().alias("mean"), p.std().fill_null(0).alias("sd"),
+               p.median().alias("median"), p.quantile(0.9).alias("q90"))
+          .sort(*group, nulls_last=True).collect())
+    return _means(df)
+
+
+def score_histogram(ds: Dataset, by: Sequence[str] | None = None, width: int = 10) -> pl.DataFrame:
+    """Score distribution in bins of ``width`` points.
+
+    Columns: ``*by``, ``bin`` (lower edge), ``k``, ``n``, ``share``, ``ci_low``, ``ci_high``.
+    """
+    group = _by(ds, by, ("players",))
+    df = (ds.players.with_columns(((pl.col("score") // width) * width).alias("bin"))
+          .group_by(*group, "bin").agg(pl.len().alias("k"))
+          .with_columns(pl.col("k").sum().over(group or pl.lit(1)).alias("n"))
+          .sort(*group, "bin").collect())
+    return _shares(df)
+
+
+def finish_rates(ds: Dataset, by: Sequence[str] | None = None) -> pl.DataFrame:
+    """How rounds end: normal, joker, one-turn finishes and stock exhaustion (T-FIN, T-END-1).
+
+    Columns: ``*by``, ``finish``, ``k``, ``n`` (rounds), ``share``, ``ci_low``, ``ci_high``.
+    """
+    group = _by(ds, by, ("players",))
+    finishes = pl.DataFrame({"finish": ["normal", "joker", "one_turn", "one_turn_joker", "stock_out"]})
+    counts = (ds.rounds.group_by(*group, pl.col("finish").cast(pl.String)).agg(pl.len().alias("k"))
+              .collect())
+    totals = counts.group_by(group).agg(pl.col("k").sum().alias("n")) if group else \
+        pl.DataFrame({"n": [counts["k"].sum()]})
+    grid = totals.join(finishes, how="cross")
+    df = (grid.join(counts, on=[*group, "finish"], how="left").with_columns(pl.col("k").fill_null(0))
+          .sort(*group, "finish"))
+    return _shares(df).select(*group, "finish", "k", "n", "share", "ci_low", "ci_high")
+
+
+def winner_gain(ds: Dataset, by: Sequence[str] | None = None) -> pl.DataFrame:
+    """What the winner gains (T-SCORE-1), over rounds with a winner.
+
+    Columns: ``*by``, ``n`` (rounds won), ``mean``, ``sd``, ``ci_low``, ``ci_high``,
+    ``share_doubled`` (share of wins worth more than the base gain).
+    """
+    group = _by(ds, by, ("players",))
+    won = (pl.col("winner_seat") == pl.col("seat")).fill_null(False)
+    df = (ds.players.filter(won).group_by(*group)
+          .agg(pl.len().alias("n"), pl.col("score").mean().alias("mean"),
+               pl.col("score").std().fill_null(0).alias("sd"),
+               (pl.col("score") > pl.col("score").min()).mean().alias("share_doubled"))
+          .sort(*group).collect())
+    return _means(df)
+
+
+# --- comparing variants ------------------------------------------------------------------------
+
+ROUND_METRICS = {
+    "turns": "turns per round",
+    "stock_out": "share of rounds ending with the stock exhausted",
+    "joker_finish": "share of rounds won by a joker finish",
+    "opened_by_3": "share of players opened by their own 3rd turn",
+    "never_opened": "share of players never opening",
+    "mean_penalty": "mean penalty of the players who did not win",
+    "seat0_score": "score of the starting seat",
+    "winner_gain": "the winner's gain (0 after a stock-out)",
+}
+
+
+def round_metrics(ds: Dataset) -> pl.LazyFrame:
+    """One row per round and variant with the metrics of :data:`ROUND_METRICS`."""
+    won = (pl.col("winner_seat") == pl.col("seat")).fill_null(False)
+    per_round = ds.players.group_by("round_id", *ds.keys).agg(
+        ((pl.col("open_turn") <= 3).fill_null(False)).mean().alias("opened_by_3"),
+        (~pl.col("opened")).mean().alias("never_opened"),
+        (-pl.col("score")).filter(~won).mean().alias("mean_penalty"),
+        pl.col("score").filter(pl.col("seat") == 0).first().alias("seat0_score"),
+        pl.col("score").filter(won).first().fill_null(0).alias("winner_gain"),
+    )
+    rounds = ds.rounds.select(
+        "round_id", *ds.keys, pl.col("turns").cast(pl.Float64),
+        (pl.col("finish").cast(pl.String) == "stock_out").cast(pl.Float64).alias("stock_out"),
+        pl.col("finish").cast(pl.String).is_in(["joker", "one_turn_joker"]).cast(pl.Float64)
+        .alias("joker_finish"))
+    return rounds.join(per_round, on=["round_id", *ds.keys])
+
+
+def compare_variants(ds: Dataset, baseline: dict, metrics: Sequence[str] | None = None) -> pl.DataFrame:
+    """Paired differences of every metric between each variant and ``baseline``.
+
+    The rounds of a sweep share their shuffled tiles (common random numbers), so each
+    round gives a paired difference; its mean has a much tighter interval than the
+    difference of two independent means, shown beside it for comparison.
+
+    Columns: ``variant`` (``k=v, ...``), ``metric``, ``n`` (paired rounds), ``baseline``,
+    ``value``, ``diff``, ``ci_low``, ``ci_high`` (paired 95% interval of the difference),
+    ``unpaired_half_width``.
+    """
+    metrics = list(metrics or ROUND_METRICS)
+    unknown = [m for m in metrics if m not in ROUND_METRICS]
+    if unknown:
+        raise DatasetError(f"unknown metric {unknown[0]!r}; metrics: {', '.join(ROUND_METRICS)}")
+    missing = [k for k in baseline if k not in ds.keys]
+    if missing or not baseline:
+        raise DatasetError(f"baseline must name the variant columns {', '.join(ds.keys)}")
+    data = round_metrics(ds).collect()
+    keys = list(ds.keys)
+    match = [pl.col(k) == pl.lit(v).cast(data.schema[k]) for k, v in baseline.items()]
+    base = data.filter(*match)
+    if base.height == 0:
+        raise DatasetError(f"no rounds for the baseline {baseline}")
+    others = data.filter(~pl.all_horizontal(match))
+    rows = []
+    for combo in others.select(keys).unique().sort(keys).rows(named=True):
+        v = others.filter(*[pl.col(k) == val for k, val in combo.items()])
+        pair_on = ["round_id"] + [k for k in keys if k not in baseline]
+        joined = v.join(base.drop([k for k in baseline]), on=pair_on if len(pair_on) > 1 else "round_id",
+                        suffix="_base")
+        label = ", ".join(f"{k}={val}" for k, val in combo.items())
+        for m in metrics:
+            a, b = joined[m].to_numpy(), joined[f"{m}_base"].to_numpy()
+            ok = ~(np.isnan(a) | np.isnan(b))
+            a, b = a[ok], b[ok]
+            n = len(a)
+            d = a - b
+            half = Z95 * d.std(ddof=1) / np.sqrt(n) if n > 1 else float("nan")
+            unpaired = Z95 * np.sqrt(a.var(ddof=1) / n + b.var(ddof=1) / n) if n > 1 else float("nan")
+            rows.append({"variant": label, "metric": m, "n": n, "baseline": float(b.mean()),
+                         "value": float(a.mean()), "diff": float(d.mean()),
+                         "ci_low": float(d.mean() - half), "ci_high": float(d.mean() + half),
+                         "unpaired_half_width": float(unpaired)})
+    return pl.DataFrame(rows)

@@ -1,0 +1,471 @@
+"""Static reports from datasets: figures (PNG), tables with intervals, the rules and
+provenance of every dataset and the commands to reproduce it, as Markdown and HTML.
+
+``build_report(sources, out)`` reads run and sweep directories (``sim run``,
+``sim sweep``) and ``sim deal-stats`` files; the sections follow what the data vary:
+player counts, threshold modes, the joker button, an ``open_points`` sweep. The same
+data give byte-identical figures and text.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import shlex
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import markdown
+import matplotlib.pyplot as plt
+import polars as pl
+
+from sim import analysis as A
+from sim.errors import DatasetError
+from sim.store import read_metadata
+
+STYLE = {
+    "figure.figsize": (8.0, 4.6),
+    "figure.dpi": 110,
+    "font.size": 11,
+    "axes.titlesize": 12,
+    "axes.labelsize": 11,
+    "legend.fontsize": 9.5,
+    "axes.grid": True,
+    "grid.alpha": 0.3,
+    "svg.hashsalt": "rummy-sim",
+}
+SEAT_COLOURS = ("#1b6ca8", "#d1495b", "#edae49", "#00798c")
+
+
+@dataclass
+class Report:
+    """Markdown being written, and the figures it refers to."""
+
+    out: Path
+    lines: list[str] = field(default_factory=list)
+    figures: int = 0
+
+    def add(self, *text: str) -> None:
+        self.lines.extend(text)
+
+    def table(self, df: pl.DataFrame, formats: dict[str, str] | None = None) -> None:
+        formats = formats or {}
+        cols = df.columns
+        self.lines.append("| " + " | ".join(cols) + " |")
+        self.lines.append("|" + "|".join(" --- " if df[c].dtype == pl.String else " ---: " for c in cols) + "|")
+        for row in df.iter_rows(named=True):
+            cells = []
+            for c in cols:
+                v = row[c]
+                fmt = formats.get(c)
+                cells.append("–" if v is None else (format(v, fmt) if fmt else str(v)))
+            self.lines.append("| " + " | ".join(cells) + " |")
+        self.lines.append("")
+
+    def figure(self, fig, name: str, caption: str) -> None:
+        self.figures += 1
+        path = self.out / "figures" / f"{self.figures:02d}-{name}.png"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fig.savefig(path, metadata={"Software": None}, bbox_inches="tight")
+        plt.close(fig)
+        rel = path.relative_to(self.out).as_posix()
+        self.lines += [f"![{caption}]({rel})", "", f"*Figure {self.figures}. {caption}*", ""]
+
+
+def _pct(x: float, digits: int = 1) -> str:
+    return f"{100 * x:.{digits}f}%"
+
+
+def _ci(lo: float, hi: float, pct: bool = True, digits: int = 1) -> str:
+    return f"[{_pct(lo, digits)}, {_pct(hi, digits)}]" if pct else f"[{lo:.{digits}f}, {hi:.{digits}f}]"
+
+
+def _label(combo: dict) -> str:
+    return ", ".join(f"{k}={v}" for k, v in combo.items()) or "all rounds"
+
+
+def _combos(df: pl.DataFrame, keys: list[str]) -> list[dict]:
+    return df.select(keys).unique().sort(keys).rows(named=True) if keys else [{}]
+
+
+def _where(df: pl.DataFrame, combo: dict) -> pl.DataFrame:
+    return df.filter(*[pl.col(k) == v for k, v in combo.items()]) if combo else df
+
+
+def _baseline(ds: A.Dataset) -> dict:
+    """The first value of every swept field, by the manifest's order."""
+    first = ds.variants[0]["partition"]
+    return {k: _typed(v) for k, v in first.items()}
+
+
+def _typed(v: str):
+    return int(v) if v.lstrip("-").isdigit() else v
+
+
+# --- sections ----------------------------------------------------------------------------------
+
+
+def _deal_section(rep: Report, files: list[Path]) -> None:
+    df = A.deal_open_shares(files)
+    rep.add("## Can a dealt rack open?", "",
+            "Racks dealt uniformly from the 106 tiles and solved exactly (`sim deal-stats`): the "
+            "share that can open at once by melds (T-OPEN-1), by pairs (T-OPEN-2) or either way, "
+            "with 95% Wilson intervals. The starter holds 22 tiles, the others 21.", "")
+    wide = (df.with_columns(pl.format("{}% [{}, {}]", (pl.col("share") * 100).round(2),
+                                      (pl.col("ci_low") * 100).round(2),
+                                      (pl.col("ci_high") * 100).round(2)).alias("cell"))
+            .pivot(on="way", index=["preset", "rack_size", "racks", "mean_value"], values="cell")
+            .sort("preset", "rack_size"))
+    rep.table(wide.select("preset", "rack_size", "racks", "melds", "pairs", "either", "mean_value"),
+              {"mean_value": ".1f", "racks": ","})
+
+
+def _glance(rep: Report, ds: A.Dataset) -> None:
+    keys = list(ds.keys)
+    length = A.round_length(ds)
+    fin = A.finish_rates(ds)
+    never = A.never_opened(ds)
+    pen = A.penalties(ds)
+    gain = A.winner_gain(ds)
+    rows = []
+    for combo in _combos(length, keys):
+        r = _where(length, combo).row(0, named=True)
+        so = _where(fin, combo).filter(pl.col("finish") == "stock_out").row(0, named=True)
+        jk = _where(fin, combo).filter(pl.col("finish").is_in(["joker", "one_turn_joker"]))
+        nv = _where(never, combo).row(0, named=True)
+        pe = _where(pen, combo).row(0, named=True)
+        gn = _where(gain, combo)
+        rows.append({
+            "variant": _label(combo), "rounds": r["n"],
+            "turns": f"{r['mean']:.1f} {_ci(r['ci_low'], r['ci_high'], False)}",
+            "stock out": f"{_pct(so['share'])} {_ci(so['ci_low'], so['ci_high'])}",
+            "joker finish": _pct(jk["k"].sum() / r["n"]),
+            "never open": f"{_pct(nv['share'])} {_ci(nv['ci_low'], nv['ci_high'])}",
+            "mean penalty": f"{pe['mean']:.1f} {_ci(pe['ci_low'], pe['ci_high'], False)}",
+            "winner gain": f"{gn['mean'].item():.1f}" if gn.height else "–",
+        })
+    rep.add("### The variants at a glance", "",
+            "Turns per round (all seats), rounds ending with the stock exhausted (T-END-1), rounds "
+            "won by throwing a joker (T-FIN-2), players who never open, the mean penalty of the "
+            "players who did not win (minus their score, T-SCORE-2/3) and the winner's mean gain "
+            "(T-SCORE-1). Brackets: 95% intervals.", "")
+    rep.table(pl.DataFrame(rows), {"rounds": ","})
+
+
+def _opening_figures(rep: Report, ds: A.Dataset) -> None:
+    keys = list(ds.keys)
+    base = _baseline(ds)
+    obt = A.opened_by_turn(ds, max_turn=10, by=[*keys, "players"] if "players" not in keys else keys)
+    player_counts = sorted(obt["players"].unique().to_list())
+    others = {k: v for k, v in base.items() if k != "players"}
+    rep.add("### When do players open?", "",
+            "The share of players who have opened by their own *t*-th turn (1 = their first turn; "
+            "seat 0 starts with 22 tiles and no draw, T-SET-2), by seat, with 95% Wilson bands"
+            + (f", for {_label(others)}" if others else "") + ".", "")
+    fig, axes = plt.subplots(1, len(player_counts), sharey=True,
+                             figsize=(4.2 * len(player_counts) + 0.8, 4.3), squeeze=False)
+    for ax, n in zip(axes[0], player_counts, strict=True):
+        sub = _where(obt, {**others, "players": n})
+        for seat in range(n):
+            s = sub.filter(pl.col("seat") == seat).sort("turn")
+            c = SEAT_COLOURS[seat]
+            ax.plot(s["turn"], 100 * s["share"], marker="o", ms=3, color=c,
+                    label=f"seat {seat}" + (" (starts)" if seat == 0 else ""))
+            ax.fill_between(s["turn"], 100 * s["ci_low"], 100 * s["ci_high"], color=c, alpha=0.2)
+        ax.set_title(f"{n} players")
+        ax.set_xlabel("own turn (1 = first)")
+        ax.set_xticks(range(1, 11))
+        ax.legend(loc="lower right")
+    axes[0][0].set_ylabel("players opened by then (%)")
+    axes[0][0].set_ylim(0, 100)
+    fig.suptitle("Share of players opened by their own turn, with 95% bands")
+    rep.figure(fig, "opened-by-turn", "Share of players opened by their own turn, by seat.")
+    wide = []
+    for combo in _combos(obt, [*keys, "players"] if "players" not in keys else keys):
+        sub = _where(obt, combo)
+        for seat in range(combo["players"]):
+            s = sub.filter(pl.col("seat") == seat)
+            row = {"variant": _label(combo), "seat": seat}
+            for t in (1, 3, 5):
+                r = s.filter(pl.col("turn") == t).row(0, named=True)
+                row[f"by turn {t}"] = f"{_pct(r['share'])} {_ci(r['ci_low'], r['ci_high'])}"
+            wide.append(row)
+    rep.add("Opened by the 1st, 3rd and 5th own turn, every variant and seat:", "")
+    rep.table(pl.DataFrame(wide))
+    kinds = A.opening_kinds(ds)
+    took = A.discard_openings(ds)
+    rows = []
+    for combo in _combos(kinds, keys):
+        k = _where(kinds, combo)
+        t = _where(took, combo)
+        get = dict(zip(k["open_kind"], k["share"], strict=True))
+        tk = dict(zip(t["open_kind"], t["share"], strict=True))
+        rows.append({"variant": _label(combo), "melds": _pct(get.get("melds", 0)),
+                     "pairs": _pct(get.get("pairs", 0)), "never": _pct(get.get("never", 0)),
+                     "melds openings with the discard": _pct(tk.get("melds", 0)),
+                     "pairs openings with the discard": _pct(tk.get("pairs", 0))})
+    rep.add("How players open (T-OPEN-1, T-OPEN-2), and how many openings take the previous "
+            "player's discard into the opening (T-TAKE-2):", "")
+    rep.table(pl.DataFrame(rows))
+    vals = A.opening_values(ds, "melds", by=keys)
+    fig, ax = plt.subplots()
+    for combo in _combos(vals, keys)[:8]:
+        s = _where(vals, combo).sort("open_value")
+        ax.plot(s["open_value"], 100 * s["share"], label=_label(combo), lw=1.2)
+    ax.set_xlabel("points of the melds opening")
+    ax.set_ylabel("share of melds openings (%)")
+    ax.set_xlim(95, 200)
+    ax.set_title("Values of melds openings")
+    ax.legend(fontsize=8)
+    rep.figure(fig, "opening-values", "Distribution of the points laid down in melds openings.")
+
+
+def _threshold_section(rep: Report, ds: A.Dataset) -> None:
+    keys = list(ds.keys)
+    order = A.threshold_by_order(ds, by=[*keys, "threshold_mode"] if "threshold_mode" not in keys else keys)
+    inc = order.filter(pl.col("threshold_mode") == "increasing")
+    if inc.height:
+        rep.add("### Increasing thresholds", "",
+                "In increasing mode each melds opening must beat the previous one (T-THR-2). The "
+                "requirement in force for the 1st, 2nd, 3rd... melds opener of a round, with the "
+                "value actually laid down (means, 95% intervals):", "")
+        inc = inc.with_columns(pl.format("{} [{}, {}]", pl.col("mean").round(1), pl.col("ci_low").round(1),
+                                         pl.col("ci_high").round(1)).alias("threshold in force"))
+        cols = [c for c in keys if c != "threshold_mode"]
+        rep.table(inc.select(*cols, "open_order", "n", "threshold in force", pl.col("mean_value").round(1)),
+                  {"n": ","})
+    if "open_points" in keys:
+        curve = A.threshold_curve(ds, turn=3)
+        rest = [k for k in keys if k != "open_points"]
+        fig, (a1, a2) = plt.subplots(1, 2, figsize=(10, 4.3))
+        for combo in _combos(curve, rest):
+            s = _where(curve, combo).sort("open_points")
+            lab = _label(combo) if combo else None
+            a1.plot(s["open_points"], 100 * s["p_open"], marker="o", label=lab)
+            a1.fill_between(s["open_points"], 100 * s["p_ci_low"], 100 * s["p_ci_high"], alpha=0.2)
+            a2.plot(s["open_points"], s["mean_penalty"], marker="o", label=lab)
+            a2.fill_between(s["open_points"], s["penalty_ci_low"], s["penalty_ci_high"], alpha=0.2)
+        a1.set_xlabel("opening threshold (points)")
+        a1.set_ylabel("players opened by own turn 3 (%)")
+        a1.set_title("Opening by the 3rd turn")
+        a2.set_xlabel("opening threshold (points)")
+        a2.set_ylabel("mean penalty of non-winners (points)")
+        a2.set_title("Penalties")
+        if rest:
+            a1.legend(fontsize=8)
+        fig.suptitle("The opening threshold (open_points), with 95% bands")
+        rep.add("### The opening threshold", "",
+                "Across the `open_points` sweep: the share of players opened by their own third turn "
+                "and the mean penalty of the players who did not win, as functions of the threshold.", "")
+        rep.figure(fig, "threshold-curve", "Opening by the third turn and penalties against the threshold.")
+        rep.table(curve.select(*rest, "open_points", "n",
+                               pl.format("{}% [{}, {}]", (pl.col("p_open") * 100).round(1),
+                                         (pl.col("p_ci_low") * 100).round(1),
+                                         (pl.col("p_ci_high") * 100).round(1)).alias("opened by turn 3"),
+                               pl.format("{} [{}, {}]", pl.col("mean_penalty").round(1),
+                                         pl.col("penalty_ci_low").round(1),
+                                         pl.col("penalty_ci_high").round(1)).alias("mean penalty")),
+                  {"n": ","})
+
+
+def _penalty_section(rep: Report, ds: A.Dataset) -> None:
+    keys = list(ds.keys)
+    base = _baseline(ds)
+    rep.add("### Penalties", "",
+            "What the players who did not win lose, by how they opened: melds lose their rack, "
+            "pairs twice it, players who never opened 202 (T-SCORE-2); a joker finish doubles it, a "
+            "one-turn finish costs 404 (T-SCORE-3); a stock exhaustion charges every hand (T-END-1). "
+            "Means with 95% intervals.", "")
+    pen = A.penalties(ds, by=[*keys, "open_kind"])
+    pen = pen.with_columns(pl.col("open_kind").cast(pl.String).fill_null("never opened"))
+    rows = []
+    for combo in _combos(pen, keys):
+        row = {"variant": _label(combo)}
+        for kind in ("melds", "pairs", "never opened"):
+            s = _where(pen, combo).filter(pl.col("open_kind") == kind)
+            row[kind] = (f"{s['mean'].item():.1f} {_ci(s['ci_low'].item(), s['ci_high'].item(), False)}"
+                         if s.height else "–")
+        rows.append(row)
+    rep.table(pl.DataFrame(rows))
+    byfin = A.penalties(ds, by=[*keys, "finish"])
+    rows = []
+    for combo in _combos(byfin, keys):
+        row = {"variant": _label(combo)}
+        for fin in ("normal", "joker", "one_turn", "stock_out"):
+            s = _where(byfin, combo).filter(pl.col("finish").cast(pl.String) == fin)
+            row[fin] = f"{s['mean'].item():.1f}" if s.height else "–"
+        rows.append(row)
+    rep.add("Mean penalty by how the round ended:", "")
+    rep.table(pl.DataFrame(rows))
+    hist = A.score_histogram(ds, by=keys, width=20)
+    others = {k: v for k, v in base.items() if k != "players"}
+    fig, ax = plt.subplots()
+    shown = [c for c in _combos(hist, keys) if all(c.get(k) == v for k, v in others.items())][:6]
+    for combo in shown:
+        s = _where(hist, combo).sort("bin")
+        ax.step(s["bin"] + 10, 100 * s["share"], where="mid", label=_label(combo))
+    ax.set_yscale("log")
+    ax.set_xlim(-450, 450)
+    ax.set_xlabel("score in the round (points, bins of 20)")
+    ax.set_ylabel("share of players (%, log scale)")
+    ax.set_title("Distribution of round scores")
+    ax.legend(fontsize=8)
+    rep.figure(fig, "scores", "Distribution of the players' round scores (gains right, penalties left).")
+    sc = A.scores(ds, by=[*keys, "seat"] if "players" in keys else [*keys, "players", "seat"])
+    rep.add("Score by seat (mean with 95% interval, and quartiles):", "")
+    cols = [c for c in sc.columns if c in keys or c in ("players", "seat")]
+    rep.table(sc.select(*cols, "n", pl.format("{} [{}, {}]", pl.col("mean").round(1), pl.col("ci_low").round(1),
+                                              pl.col("ci_high").round(1)).alias("mean score"),
+                        "q25", "median", "q75"), {"n": ","})
+
+
+def _comparison_section(rep: Report, ds: A.Dataset) -> None:
+    keys = list(ds.keys)
+    if not keys:
+        return
+    rep.add("### Paired comparisons", "",
+            "Each variant against the first value of one swept field, the others held equal. The "
+            "rounds of a sweep share their shuffled tiles (common random numbers), so every round "
+            "gives a paired difference; the interval of the paired mean is far tighter than that "
+            "of two independent means (last column, for comparison).", "")
+    values = {k: [_typed(v["partition"][k]) for v in ds.variants] for k in keys}
+    rows = []
+    for k in keys:
+        levels = list(dict.fromkeys(values[k]))
+        if len(levels) < 2:
+            continue
+        c = A.compare_variants(ds, {k: levels[0]})
+        for r in c.iter_rows(named=True):
+            rows.append({"field": f"{k} vs {levels[0]}", "variant": r["variant"], "metric": r["metric"],
+                         "baseline": r["baseline"], "variant value": r["value"],
+                         "difference [95% CI]": f"{r['diff']:+.3f} [{r['ci_low']:+.3f}, {r['ci_high']:+.3f}]",
+                         "unpaired ±": r["unpaired_half_width"]})
+    if rows:
+        rep.table(pl.DataFrame(rows), {"baseline": ".3f", "variant value": ".3f", "unpaired ±": ".3f"})
+        rep.add("Metrics: " + "; ".join(f"`{k}`: {v}" for k, v in A.ROUND_METRICS.items()) + ".", "")
+
+
+def _provenance_section(rep: Report, datasets: list[A.Dataset], deal_files: list[Path]) -> None:
+    rep.add("## Rules, provenance and how to reproduce", "")
+    for ds in datasets:
+        f = next((ds.path / "rounds").rglob("*.parquet"))
+        meta = read_metadata(f)
+        m = ds.manifest
+        rep.add(f"**{ds.path.name}** — {m['kind']} of {m['rounds']:,} rounds per variant, seed {m['seed']}, "
+                f"policies {','.join(m['policies'])}, {len(ds.variants)} variant(s); package "
+                f"{meta.get('version')}, commit `{meta.get('git_commit')}`.", "")
+        if meta.get("command"):
+            rep.add("```sh", meta["command"], "```", "")
+        rules = ds.variants[0]["rules"]
+        rep.add("Rules of the first variant (the others differ in the swept fields):", "", "```json",
+                json.dumps(rules, indent=1, sort_keys=True), "```", "")
+    for f in deal_files:
+        meta = read_metadata(f)
+        rep.add(f"**{f.name}** — deal-stats, {int(meta['samples']):,} racks of {meta['rack_size']} tiles, "
+                f"seed {meta['seed']}, rules {json.loads(meta['rules'])['name']}, package {meta.get('version')}, "
+                f"commit `{meta.get('git_commit')}`.", "")
+        if meta.get("command"):
+            rep.add("```sh", meta["command"], "```", "")
+
+
+# --- the whole report ----------------------------------------------------------------------------
+
+
+def _classify(sources: list[Path]) -> tuple[list[A.Dataset], list[Path]]:
+    datasets, deals = [], []
+    for src in sources:
+        src = Path(src)
+        if src.is_dir():
+            datasets.append(A.open_dataset(src))
+        elif src.suffix == ".parquet":
+            if read_metadata(src).get("kind") != "deal-stats":
+                raise DatasetError(f"{src}: not a deal-stats table (give run directories as directories)")
+            deals.append(src)
+        else:
+            raise DatasetError(f"{src}: neither a run/sweep directory nor a deal-stats .parquet file")
+    return datasets, deals
+
+
+def build_report(sources: list[str | Path], out: str | Path, title: str = "Rummy 101 balancing report",
+                 command: str | None = None) -> Path:
+    """Write ``out/report.md``, ``out/report.html`` and ``out/figures/*.png``; returns the HTML path."""
+    out = Path(out)
+    datasets, deals = _classify([Path(s) for s in sources])
+    if not datasets and not deals:
+        raise DatasetError("no data: give --data with run or sweep directories or deal-stats files")
+    out.mkdir(parents=True, exist_ok=True)
+    for old in (out / "figures").glob("*.png"):
+        old.unlink()
+    rep = Report(out)
+    command = command or " ".join(shlex.quote(a) for a in ["sim", *sys.argv[1:]])
+    with plt.rc_context(STYLE):
+        rep.add(f"# {title}", "")
+        rep.add(_headlines(datasets, deals), "")
+        if deals:
+            _deal_section(rep, deals)
+        for ds in datasets:
+            m = ds.manifest
+            swept = ", ".join(ds.keys) or "no field (a single variant)"
+            rep.add(f"## {ds.path.name}: {m['kind']} over {swept}", "",
+                    f"{m['rounds']:,} rounds per variant, {len(ds.variants)} variant(s), seed {m['seed']}, "
+                    f"bots: {', '.join(m['policies'])}.", "")
+            _glance(rep, ds)
+            _opening_figures(rep, ds)
+            _threshold_section(rep, ds)
+            _penalty_section(rep, ds)
+            _comparison_section(rep, ds)
+        _provenance_section(rep, datasets, deals)
+        rep.add("To regenerate this report from the same data:", "", "```sh", command, "```", "")
+    text = "\n".join(rep.lines) + "\n"
+    (out / "report.md").write_text(text)
+    body = markdown.markdown(text, extensions=["tables", "fenced_code"])
+    page = (f"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+            f"<title>{html.escape(title)}</title><style>{_CSS}</style></head>\n<body>\n{body}\n</body></html>\n")
+    (out / "report.html").write_text(page)
+    return out / "report.html"
+
+
+def _headlines(datasets: list[A.Dataset], deals: list[Path]) -> str:
+    """A few sentences with the key numbers, from the first variant of each dataset."""
+    lines = ["Key numbers (95% intervals in brackets):", ""]
+    if deals:
+        d = A.deal_open_shares(deals).filter(pl.col("way") == "either")
+        for r in d.iter_rows(named=True):
+            lines.append(f"- A dealt rack of {r['rack_size']} tiles ({r['preset']}) can open at once in "
+                         f"{_pct(r['share'], 2)} {_ci(r['ci_low'], r['ci_high'], digits=2)} of deals.")
+    for ds in datasets:
+        base = _baseline(ds)
+        obt = _where(A.opened_by_turn(ds, max_turn=5), base)
+        fin = _where(A.finish_rates(ds), base)
+        so = fin.filter(pl.col("finish") == "stock_out").row(0, named=True)
+        seat0 = obt.filter((pl.col("seat") == 0) & (pl.col("turn") == 3)).row(0, named=True)
+        last = int(obt["seat"].max())
+        seatn = obt.filter((pl.col("seat") == last) & (pl.col("turn") == 3)).row(0, named=True)
+        lines.append(f"- {ds.path.name}, {_label(base)}: seat 0 has opened by its 3rd turn in "
+                     f"{_pct(seat0['share'])} {_ci(seat0['ci_low'], seat0['ci_high'])} of rounds, seat {last} in "
+                     f"{_pct(seatn['share'])} {_ci(seatn['ci_low'], seatn['ci_high'])}; "
+                     f"{_pct(so['share'])} {_ci(so['ci_low'], so['ci_high'])} of rounds end with the stock "
+                     "exhausted.")
+        if "threshold_mode" in ds.keys and base.get("threshold_mode") == "fixed":
+            c = A.compare_variants(ds, {"threshold_mode": "fixed"}, ["opened_by_3", "stock_out", "mean_penalty"])
+            target = _label({**base, "threshold_mode": "increasing"})
+            for r in c.filter(pl.col("variant") == target).iter_rows(named=True):
+                lines.append(f"  - increasing thresholds (T-THR-2) change {A.ROUND_METRICS[r['metric']]} by "
+                             f"{r['diff']:+.3f} [{r['ci_low']:+.3f}, {r['ci_high']:+.3f}] (paired, {target}).")
+    return "\n".join(lines)
+
+
+_CSS = """
+body { font-family: system-ui, sans-serif; max-width: 64rem; margin: 2rem auto; padding: 0 1rem;
+       line-height: 1.45; color: #222; }
+table { border-collapse: collapse; margin: 0.6rem 0 1.4rem; font-size: 0.86rem; }
+th, td { border: 1px solid #ccc; padding: 0.25rem 0.5rem; }
+th { background: #f2f2f2; }
+img { max-width: 100%; }
+pre { background: #f6f6f6; padding: 0.6rem; overflow-x: auto; font-size: 0.8rem; }
+h2 { border-bottom: 2px solid #ddd; padding-bottom: 0.2rem; margin-top: 2.4rem; }
+"""
