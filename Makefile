@@ -4,7 +4,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo test lint bench clean reference-report
+.PHONY: demo test lint bench clean reference-report lab
 
 demo: $(VENV)/.installed
 	$(BIN)/sim run --preset rummy101 --rounds 100000 --seed 1 --out data/demo/run
@@ -14,6 +14,10 @@ test: $(VENV)/.installed
 
 lint: $(VENV)/.installed
 	$(BIN)/ruff check .
+
+lab: $(VENV)/.installed
+	$(BIN)/pip install --quiet --disable-pip-version-check -e ".[dev,notebooks]"
+	$(BIN)/jupyter lab notebooks
 
 bench: $(VENV)/.installed
 	$(BIN)/python benchmarks/bench_opening.py

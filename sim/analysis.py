@@ -316,6 +316,41 @@ def score_histogram(ds: Dataset, by: Sequence[str] | None = None, width: int = 1
     return _shares(df)
 
 
+def outcomes(ds: Dataset, by: Sequence[str] | None = None) -> pl.DataFrame:
+    """What a round brings a player: ``won``, or lost having opened with ``melds``, with
+    ``pairs``, or ``never opened``.
+
+    Columns: ``*by``, ``outcome``, ``k``, ``n`` (players), ``share``, ``ci_low``, ``ci_high``,
+    ``mean_score``.
+    """
+    group = _by(ds, by, ("players",))
+    won = (pl.col("winner_seat") == pl.col("seat")).fill_null(False)
+    outcome = (pl.when(won).then(pl.lit("won"))
+               .when(~pl.col("opened")).then(pl.lit("lost, never opened"))
+               .otherwise(pl.lit("lost, opened with ") + pl.col("open_kind").cast(pl.String))).alias("outcome")
+    df = (ds.players.with_columns(outcome).group_by(*group, "outcome")
+          .agg(pl.len().alias("k"), pl.col("score").mean().alias("mean_score"))
+          .with_columns(pl.col("k").sum().over(group or pl.lit(1)).alias("n"))
+          .sort(*group, "outcome").collect())
+    return _shares(df)
+
+
+def penalty_distribution(ds: Dataset, by: Sequence[str] | None = None) -> pl.DataFrame:
+    """How much players who opened but did not win lose (T-SCORE-2, T-SCORE-3).
+
+    Columns: ``*by``, ``open_kind``, ``penalty`` (points), ``k`` (players losing exactly
+    that), ``n`` (losing openers of that kind), ``share``, ``ci_low``, ``ci_high``.
+    """
+    group = _by(ds, by, ("players",))
+    won = (pl.col("winner_seat") == pl.col("seat")).fill_null(False)
+    kind = pl.col("open_kind").cast(pl.String)
+    df = (ds.players.filter(~won & pl.col("opened"))
+          .group_by(*group, kind, (-pl.col("score")).alias("penalty")).agg(pl.len().alias("k"))
+          .with_columns(pl.col("k").sum().over([*group, "open_kind"]).alias("n"))
+          .sort(*group, "open_kind", "penalty").collect())
+    return _shares(df)
+
+
 def finish_rates(ds: Dataset, by: Sequence[str] | None = None) -> pl.DataFrame:
     """How rounds end: normal, joker, one-turn finishes and stock exhaustion (T-FIN, T-END-1).
 

@@ -321,6 +321,25 @@ def sweep(
     typer.echo(json.dumps(report.summary) if as_json else runner.format_summary(report))
 
 
+@app.command()
+@_friendly
+def report(
+    data: Annotated[list[Path], typer.Option(
+        "--data", "-d", help="A run or sweep directory, or a deal-stats .parquet file (repeatable).")],
+    out: Annotated[Path, typer.Option("--out", "-o", help="Report directory, e.g. reports/NAME.")],
+    title: Annotated[str, typer.Option("--title", help="The report's title.")] = "Rummy 101 balancing report",
+    notes: Annotated[Path | None, typer.Option(
+        "--notes", help="A Markdown file of commentary to place after the key numbers.")] = None,
+) -> None:
+    """Build a static HTML report and its Markdown twin (figures, tables with 95% intervals,
+    rules and provenance) from datasets."""
+    from sim.report import build_report
+
+    page = build_report(data, out, title=title, notes=notes)
+    figures = len(list((out / "figures").glob("*.png")))
+    typer.echo(f"report written: {page} and {page.with_suffix('.md')} ({figures} figures)")
+
+
 def main() -> None:
     app()
 

@@ -24,21 +24,12 @@ import matplotlib.pyplot as plt
 import polars as pl
 
 from sim import analysis as A
+from sim import plots
 from sim.errors import DatasetError
+from sim.plots import select as _where
+from sim.plots import variant_label as _label
+from sim.plots import variants as _combos
 from sim.store import read_metadata
-
-STYLE = {
-    "figure.figsize": (8.0, 4.6),
-    "figure.dpi": 110,
-    "font.size": 11,
-    "axes.titlesize": 12,
-    "axes.labelsize": 11,
-    "legend.fontsize": 9.5,
-    "axes.grid": True,
-    "grid.alpha": 0.3,
-    "svg.hashsalt": "rummy-sim",
-}
-SEAT_COLOURS = ("#1b6ca8", "#d1495b", "#edae49", "#00798c")
 
 
 @dataclass
@@ -84,16 +75,14 @@ def _ci(lo: float, hi: float, pct: bool = True, digits: int = 1) -> str:
     return f"[{_pct(lo, digits)}, {_pct(hi, digits)}]" if pct else f"[{lo:.{digits}f}, {hi:.{digits}f}]"
 
 
-def _label(combo: dict) -> str:
-    return ", ".join(f"{k}={v}" for k, v in combo.items()) or "all rounds"
-
-
-def _combos(df: pl.DataFrame, keys: list[str]) -> list[dict]:
-    return df.select(keys).unique().sort(keys).rows(named=True) if keys else [{}]
-
-
-def _where(df: pl.DataFrame, combo: dict) -> pl.DataFrame:
-    return df.filter(*[pl.col(k) == v for k, v in combo.items()]) if combo else df
+def _shown(df: pl.DataFrame, keys: list[str], base: dict, vary: str | None = None, most: int = 8) -> list[dict]:
+    """The variants a figure shows: all of them if few, else the baseline with ``vary``
+    (or the first swept field) taking every value."""
+    combos = _combos(df, keys)
+    if len(combos) <= most:
+        return combos
+    vary = vary if vary in keys else keys[0]
+    return [c for c in combos if all(c.get(k) == v for k, v in base.items() if k != vary)][:most]
 
 
 def _baseline(ds: A.Dataset) -> dict:
@@ -160,30 +149,13 @@ def _opening_figures(rep: Report, ds: A.Dataset) -> None:
     keys = list(ds.keys)
     base = _baseline(ds)
     obt = A.opened_by_turn(ds, max_turn=10, by=[*keys, "players"] if "players" not in keys else keys)
-    player_counts = sorted(obt["players"].unique().to_list())
     others = {k: v for k, v in base.items() if k != "players"}
     rep.add("### When do players open?", "",
             "The share of players who have opened by their own *t*-th turn (1 = their first turn; "
             "seat 0 starts with 22 tiles and no draw, T-SET-2), by seat, with 95% Wilson bands"
             + (f", for {_label(others)}" if others else "") + ".", "")
-    fig, axes = plt.subplots(1, len(player_counts), sharey=True,
-                             figsize=(4.2 * len(player_counts) + 0.8, 4.3), squeeze=False)
-    for ax, n in zip(axes[0], player_counts, strict=True):
-        sub = _where(obt, {**others, "players": n})
-        for seat in range(n):
-            s = sub.filter(pl.col("seat") == seat).sort("turn")
-            c = SEAT_COLOURS[seat]
-            ax.plot(s["turn"], 100 * s["share"], marker="o", ms=3, color=c,
-                    label=f"seat {seat}" + (" (starts)" if seat == 0 else ""))
-            ax.fill_between(s["turn"], 100 * s["ci_low"], 100 * s["ci_high"], color=c, alpha=0.2)
-        ax.set_title(f"{n} players")
-        ax.set_xlabel("own turn (1 = first)")
-        ax.set_xticks(range(1, 11))
-        ax.legend(loc="lower right")
-    axes[0][0].set_ylabel("players opened by then (%)")
-    axes[0][0].set_ylim(0, 100)
-    fig.suptitle("Share of players opened by their own turn, with 95% bands")
-    rep.figure(fig, "opened-by-turn", "Share of players opened by their own turn, by seat.")
+    rep.figure(plots.opened_by_turn(obt, others), "opened-by-turn",
+               "Share of players opened by their own turn, by seat.")
     wide = []
     for combo in _combos(obt, [*keys, "players"] if "players" not in keys else keys):
         sub = _where(obt, combo)
@@ -212,17 +184,8 @@ def _opening_figures(rep: Report, ds: A.Dataset) -> None:
             "player's discard into the opening (T-TAKE-2):", "")
     rep.table(pl.DataFrame(rows))
     vals = A.opening_values(ds, "melds", by=keys)
-    fig, ax = plt.subplots()
-    for combo in _combos(vals, keys)[:8]:
-        s = _where(vals, combo).sort("open_value")
-        ax.plot(s["open_value"], 100 * s["share"], label=_label(combo), lw=1.2)
-    ax.set_xlabel("points of the melds opening")
-    ax.set_ylabel("share of melds openings (%)")
-    ax.set_xlim(95, 200)
-    ax.set_title("Values of melds openings")
-    ax.legend(fontsize=8)
-    rep.figure(fig, "opening-values", "Distribution of the points laid down in melds openings.")
-
+    rep.figure(plots.opening_value_cdf(vals, _shown(vals, keys, base)), "opening-values",
+               "Cumulative distribution of the points laid down in melds openings.")
 
 def _threshold_section(rep: Report, ds: A.Dataset) -> None:
     keys = list(ds.keys)
@@ -238,26 +201,14 @@ def _threshold_section(rep: Report, ds: A.Dataset) -> None:
         cols = [c for c in keys if c != "threshold_mode"]
         rep.table(inc.select(*cols, "open_order", "n", "threshold in force", pl.col("mean_value").round(1)),
                   {"n": ","})
+        fig = plots.threshold_by_order(
+            inc, _shown(inc, cols, {k: v for k, v in _baseline(ds).items() if k in cols}, vary="players"))
+        rep.figure(fig, "threshold-by-order", "The bar each melds opener faces in increasing mode (T-THR-2), "
+                   "with 95% bands, and the mean value it lays down.")
     if "open_points" in keys:
         curve = A.threshold_curve(ds, turn=3)
         rest = [k for k in keys if k != "open_points"]
-        fig, (a1, a2) = plt.subplots(1, 2, figsize=(10, 4.3))
-        for combo in _combos(curve, rest):
-            s = _where(curve, combo).sort("open_points")
-            lab = _label(combo) if combo else None
-            a1.plot(s["open_points"], 100 * s["p_open"], marker="o", label=lab)
-            a1.fill_between(s["open_points"], 100 * s["p_ci_low"], 100 * s["p_ci_high"], alpha=0.2)
-            a2.plot(s["open_points"], s["mean_penalty"], marker="o", label=lab)
-            a2.fill_between(s["open_points"], s["penalty_ci_low"], s["penalty_ci_high"], alpha=0.2)
-        a1.set_xlabel("opening threshold (points)")
-        a1.set_ylabel("players opened by own turn 3 (%)")
-        a1.set_title("Opening by the 3rd turn")
-        a2.set_xlabel("opening threshold (points)")
-        a2.set_ylabel("mean penalty of non-winners (points)")
-        a2.set_title("Penalties")
-        if rest:
-            a1.legend(fontsize=8)
-        fig.suptitle("The opening threshold (open_points), with 95% bands")
+        fig = plots.threshold_curve(curve, rest)
         rep.add("### The opening threshold", "",
                 "Across the `open_points` sweep: the share of players opened by their own third turn "
                 "and the mean penalty of the players who did not win, as functions of the threshold.", "")
@@ -301,20 +252,14 @@ def _penalty_section(rep: Report, ds: A.Dataset) -> None:
         rows.append(row)
     rep.add("Mean penalty by how the round ended:", "")
     rep.table(pl.DataFrame(rows))
-    hist = A.score_histogram(ds, by=keys, width=20)
-    others = {k: v for k, v in base.items() if k != "players"}
-    fig, ax = plt.subplots()
-    shown = [c for c in _combos(hist, keys) if all(c.get(k) == v for k, v in others.items())][:6]
-    for combo in shown:
-        s = _where(hist, combo).sort("bin")
-        ax.step(s["bin"] + 10, 100 * s["share"], where="mid", label=_label(combo))
-    ax.set_yscale("log")
-    ax.set_xlim(-450, 450)
-    ax.set_xlabel("score in the round (points, bins of 20)")
-    ax.set_ylabel("share of players (%, log scale)")
-    ax.set_title("Distribution of round scores")
-    ax.legend(fontsize=8)
-    rep.figure(fig, "scores", "Distribution of the players' round scores (gains right, penalties left).")
+    out = A.outcomes(ds, by=keys)
+    fig = plots.outcomes(out, _combos(out, keys))
+    rep.figure(fig, "outcomes", "Share of players who win, lose after a melds or a pairs opening, or lose "
+               "without opening (every variant; intervals below 0.5 points at these sample sizes).")
+    dist = A.penalty_distribution(ds, by=keys)
+    fig = plots.penalty_cdf(dist, _shown(dist, keys, base, vary="players", most=3))
+    rep.figure(fig, "penalties", "Cumulative distribution of the penalties of players who opened and lost: "
+               "a pairs opening doubles the rack's value (T-SCORE-2).")
     sc = A.scores(ds, by=[*keys, "seat"] if "players" in keys else [*keys, "players", "seat"])
     rep.add("Score by seat (mean with 95% interval, and quartiles):", "")
     cols = [c for c in sc.columns if c in keys or c in ("players", "seat")]
@@ -323,30 +268,44 @@ def _penalty_section(rep: Report, ds: A.Dataset) -> None:
                         "q25", "median", "q75"), {"n": ","})
 
 
+REPORT_METRICS = ("opened_by_3", "never_opened", "stock_out", "mean_penalty", "seat0_score", "turns")
+FOREST_METRICS = ("opened_by_3", "stock_out", "mean_penalty", "turns")
+
+
 def _comparison_section(rep: Report, ds: A.Dataset) -> None:
     keys = list(ds.keys)
-    if not keys:
+    values = {k: list(dict.fromkeys(_typed(v["partition"][k]) for v in ds.variants)) for k in keys}
+    swept = [k for k in keys if len(values[k]) >= 2]
+    if not swept:
         return
+    frames = []
+    for k in swept:
+        c = A.compare_variants(ds, {k: values[k][0]}, REPORT_METRICS)
+        frames.append(c.with_columns(pl.lit(f"{k} vs {values[k][0]}").alias("field")))
+    comp = pl.concat(frames)
     rep.add("### Paired comparisons", "",
             "Each variant against the first value of one swept field, the others held equal. The "
             "rounds of a sweep share their shuffled tiles (common random numbers), so every round "
-            "gives a paired difference; the interval of the paired mean is far tighter than that "
-            "of two independent means (last column, for comparison).", "")
-    values = {k: [_typed(v["partition"][k]) for v in ds.variants] for k in keys}
-    rows = []
-    for k in keys:
-        levels = list(dict.fromkeys(values[k]))
-        if len(levels) < 2:
-            continue
-        c = A.compare_variants(ds, {k: levels[0]})
-        for r in c.iter_rows(named=True):
-            rows.append({"field": f"{k} vs {levels[0]}", "variant": r["variant"], "metric": r["metric"],
-                         "baseline": r["baseline"], "variant value": r["value"],
-                         "difference [95% CI]": f"{r['diff']:+.3f} [{r['ci_low']:+.3f}, {r['ci_high']:+.3f}]",
-                         "unpaired ±": r["unpaired_half_width"]})
-    if rows:
-        rep.table(pl.DataFrame(rows), {"baseline": ".3f", "variant value": ".3f", "unpaired ±": ".3f"})
-        rep.add("Metrics: " + "; ".join(f"`{k}`: {v}" for k, v in A.ROUND_METRICS.items()) + ".", "")
+            "gives a paired difference, and the interval of its mean is far tighter than that of two "
+            "independent means: the last column gives the paired half-width of the first metric "
+            "next to the unpaired one.", "")
+    fig = plots.paired_forest(comp, FOREST_METRICS)
+    rows = comp.select("field", "variant").unique(maintain_order=True)
+    rep.figure(fig, "paired-differences", "Paired differences of key metrics, each variant against the first "
+               "value of one swept field (the others equal), with 95% intervals.")
+    table = []
+    for r in rows.iter_rows(named=True):
+        sub = comp.filter((pl.col("field") == r["field"]) & (pl.col("variant") == r["variant"]))
+        row = {"compared": r["field"], "variant": r["variant"]}
+        for metric in REPORT_METRICS:
+            x = sub.filter(pl.col("metric") == metric).row(0, named=True)
+            row[metric] = f"{x['diff']:+.3f} [{x['ci_low']:+.3f}, {x['ci_high']:+.3f}]"
+        first = sub.filter(pl.col("metric") == REPORT_METRICS[0]).row(0, named=True)
+        row[f"{REPORT_METRICS[0]} ± paired / unpaired"] = (
+            f"{(first['ci_high'] - first['ci_low']) / 2:.4f} / {first['unpaired_half_width']:.4f}")
+        table.append(row)
+    rep.table(pl.DataFrame(table))
+    rep.add("Metrics: " + "; ".join(f"`{k}`: {A.ROUND_METRICS[k]}" for k in REPORT_METRICS) + ".", "")
 
 
 def _provenance_section(rep: Report, datasets: list[A.Dataset], deal_files: list[Path]) -> None:
@@ -391,10 +350,19 @@ def _classify(sources: list[Path]) -> tuple[list[A.Dataset], list[Path]]:
 
 
 def build_report(sources: list[str | Path], out: str | Path, title: str = "Rummy 101 balancing report",
-                 command: str | None = None) -> Path:
-    """Write ``out/report.md``, ``out/report.html`` and ``out/figures/*.png``; returns the HTML path."""
+                 command: str | None = None, notes: str | Path | None = None) -> Path:
+    """Write ``out/report.md``, ``out/report.html`` and ``out/figures/*.png``; returns the HTML path.
+
+    ``notes``: a Markdown file of commentary placed after the key numbers.
+    """
     out = Path(out)
     datasets, deals = _classify([Path(s) for s in sources])
+    notes_text = ""
+    if notes is not None:
+        try:
+            notes_text = Path(notes).read_text()
+        except OSError as e:
+            raise DatasetError(f"--notes {notes}: {e.strerror or e}") from None
     if not datasets and not deals:
         raise DatasetError("no data: give --data with run or sweep directories or deal-stats files")
     out.mkdir(parents=True, exist_ok=True)
@@ -402,9 +370,11 @@ def build_report(sources: list[str | Path], out: str | Path, title: str = "Rummy
         old.unlink()
     rep = Report(out)
     command = command or " ".join(shlex.quote(a) for a in ["sim", *sys.argv[1:]])
-    with plt.rc_context(STYLE):
+    with plt.rc_context(plots.STYLE):
         rep.add(f"# {title}", "")
         rep.add(_headlines(datasets, deals), "")
+        if notes_text:
+            rep.add(notes_text.rstrip(), "")
         if deals:
             _deal_section(rep, deals)
         for ds in datasets:

@@ -122,6 +122,8 @@ class Rules:
             if key not in hints:
                 known = ", ".join(sorted(hints))
                 raise RulesError(f"unknown rules field {key!r}; known fields: {known}")
+            if key == "family":
+                raise RulesError("family: choose a preset of that family instead of setting it")
             changes[key] = _parse_value(key, hints[key], text)
         return self.replace(**changes)
 

@@ -73,7 +73,8 @@ def test_penalties_scores_finishes_and_winner_gain(ds):
     sc = pick(A.scores(ds), threshold_mode="increasing", seat=1)
     assert sc["mean"].item() == pytest.approx((-12 - 202 + 101) / 3)
     hist = pick(A.score_histogram(ds, width=100), threshold_mode="fixed")
-    assert dict(zip(hist["bin"], hist["k"], strict=True)) == {-300: 1, -100: 3, 100: 1, 200: 1}  # floor(score / 100) * 100
+    # bins are floor(score / 100) * 100
+    assert dict(zip(hist["bin"], hist["k"], strict=True)) == {-300: 1, -100: 3, 100: 1, 200: 1}
 
 
 def test_paired_differences_against_the_baseline(ds):

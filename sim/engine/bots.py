@@ -32,6 +32,7 @@ from sim.engine.core import (
     PS_OPEN_KIND,
     PS_POLICY,
     PS_TURNS,
+    RACK_JOKERS,
     RP_INCREASING,
     RP_KEEP,
     RP_PLAYERS,
@@ -131,6 +132,8 @@ def taken_use(p, tile, racks, table, ps, g, rp, S, space, keep):
 def wants_discard(p, tile, racks, table, ps, g, rp, S, space, deck_len):
     """Take the previous player's discard? Only when it will be used this turn."""
     rack = racks[p]
+    if tile == JOKER and rack[JOKER] >= RACK_JOKERS:
+        return False  # a fifth joker is beyond the solver (recovery stops there too)
     rack[tile] += 1
     use = False
     kind = ps[p, PS_OPEN_KIND]
@@ -145,6 +148,8 @@ def wants_discard(p, tile, racks, table, ps, g, rp, S, space, deck_len):
 @njit(cache=True)
 def wants_button(p, racks, ps, g, rp, S, space, deck_len):
     """Press the joker button instead of drawing (T-BTN-1)?"""
+    if racks[p, JOKER] >= RACK_JOKERS:
+        return False
     if ps[p, PS_POLICY] == GREEDY:
         return True
     stock = stock_left(g, deck_len)

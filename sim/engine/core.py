@@ -33,7 +33,7 @@ from sim.solver.layout import (
     SET,
     lay_out,
 )
-from sim.tiles import COUNTS_LEN, JOKER, KINDS, NUMBERS
+from sim.tiles import COUNTS_LEN, JOKER, KINDS, MAX_JOKERS, NUMBERS
 
 # --- rules parameters ----------------------------------------------------------------------
 (RP_PLAYERS, RP_RACK, RP_STARTER_EXTRA, RP_SET_JOKERS, RP_OPEN_POINTS, RP_OPEN_PAIRS,
@@ -56,7 +56,8 @@ G_LEN = 13
 FINISH_NORMAL, FINISH_JOKER, FINISH_ONE_TURN, FINISH_ONE_TURN_JOKER, FINISH_STOCK_OUT = range(5)
 FINISH_NAMES = ("normal", "joker", "one_turn", "one_turn_joker", "stock_out")
 
-ERR_NONE, ERR_UNUSED_DISCARD, ERR_TOO_LONG, ERR_EVENTS, ERR_BAD_MELD = 0, 1, 2, 3, 4
+ERR_NONE, ERR_UNUSED_DISCARD, ERR_TOO_LONG, ERR_EVENTS, ERR_BAD_MELD, ERR_JOKERS = 0, 1, 2, 3, 4, 5
+RACK_JOKERS = MAX_JOKERS  # the most jokers a rack may hold: the opening solver's range
 
 T_OWNER = MELD_FIELDS
 TABLE_FIELDS = MELD_FIELDS + 1
@@ -373,7 +374,11 @@ def add_tile(rack, table, g, events, p, tile, i, side):
 
 @njit(cache=True)
 def find_recovery(rack, table, ntable):
-    """A melded joker the rack holds the exact tile for (T-JOKER-1): ``(meld, tile)``."""
+    """A melded joker the rack holds the exact tile for (T-JOKER-1): ``(meld, tile)``.
+    None once the rack holds :data:`RACK_JOKERS` jokers: the solver's limit (recovering is
+    a right, not a duty)."""
+    if rack[JOKER] >= RACK_JOKERS:
+        return -1, -1
     for i in range(ntable):
         if table[i, F_JOKERS] == 0:
             continue

@@ -30,6 +30,7 @@ from sim.engine.bots import (
 )
 from sim.engine.core import (
     ERR_BAD_MELD,
+    ERR_JOKERS,
     ERR_TOO_LONG,
     ERR_UNUSED_DISCARD,
     EV_BUTTON,
@@ -77,6 +78,7 @@ from sim.engine.core import (
     PS_SCORE,
     PS_TOOK_DISCARD,
     PS_TURNS,
+    RACK_JOKERS,
     RP_BUTTON,
     RP_KEEP,
     RP_PLAYERS,
@@ -295,6 +297,8 @@ def play_turn(p, first, deck, racks, table, ps, g, rp, events, S, space, rows, s
                    rp[RP_KEEP] == 1, False)
     if not used:
         g[G_ERROR] = ERR_UNUSED_DISCARD
+    if rack[JOKER] > RACK_JOKERS:
+        g[G_ERROR] = ERR_JOKERS
     tile = JOKER if joker_finish else discard_choice(p, racks, table, ps, g, rp)
     rack[tile] -= 1
     event(events, g, EV_DISCARD, p, tile)

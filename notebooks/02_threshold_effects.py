@@ -1,0 +1,83 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: py:percent
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # Threshold effects
+#
+# What the opening threshold does to the game. With **fixed** thresholds every opening
+# needs 101 points (or 5 pairs); with **increasing** ones each melds opening must beat the
+# previous one (T-THR-2), so later openers face a higher bar. This notebook shows, from a
+# sweep over `threshold_mode` (and optionally an `open_points` sweep):
+#
+# - the requirement in force for the 1st, 2nd, 3rd... opener of a round;
+# - the share of players who never open, round length and penalties, fixed against
+#   increasing;
+# - across an `open_points` sweep, the share opened by the third turn and the mean penalty
+#   as functions of the threshold.
+#
+# **How to read it.** Means come with 95% intervals; shares with 95% Wilson intervals.
+
+# %% tags=["parameters"]
+DATA = "../data/reference/variants"  # a sweep with threshold_mode among its fields
+THRESHOLDS = "../data/reference/thresholds"  # a sweep over open_points, or "" to skip
+TURN = 3
+
+# %%
+import matplotlib.pyplot as plt
+import polars as pl
+
+from sim import analysis as A
+from sim import plots
+
+plt.rcParams.update(plots.STYLE)
+ds = A.open_dataset(DATA)
+keys = list(ds.keys)
+by = keys if "threshold_mode" in keys else [*keys, "threshold_mode"]
+
+# %% [markdown]
+# ## The bar each opener faces
+
+# %%
+order = A.threshold_by_order(ds, by=by)
+inc = order.filter(pl.col("threshold_mode") == "increasing")
+inc
+
+# %%
+if inc.height:
+    rest = [k for k in by if k != "threshold_mode"]
+    fig = plots.threshold_by_order(inc, plots.variants(inc, rest)[:6])
+
+# %% [markdown]
+# ## Who never opens, how long rounds last, what players lose
+
+# %%
+A.never_opened(ds, by=by)
+
+# %%
+A.round_length(ds, by=by)
+
+# %%
+A.penalties(ds, by=by)
+
+# %% [markdown]
+# ## The threshold itself
+#
+# From the `open_points` sweep: a lower bar opens more players early; the penalty of the
+# players who did not win moves with it.
+
+# %%
+if THRESHOLDS:
+    thr = A.open_dataset(THRESHOLDS)
+    curve = A.threshold_curve(thr, turn=TURN)
+    fig = plots.threshold_curve(curve, [k for k in thr.keys if k != "open_points"])
+    display(curve)

@@ -1,0 +1,78 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: py:percent
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # Penalty distributions
+#
+# What a round costs. The winner gains 101 (202 for a joker or one-turn finish, 404 for
+# both); a player who never opened loses 202, one who opened with melds the value of its
+# rack (jokers 101), one who opened with pairs twice that (T-SCORE-2); a joker finish
+# doubles every penalty (T-SCORE-3); a stock exhaustion charges every hand (T-END-1).
+#
+# This notebook shows, by variant: what a round brings a player (won / lost after melds /
+# after pairs / never opened), the distribution of penalties after an opening, penalties by
+# opening kind and by how the round ended, joker-finish and stock-out rates, the winner's
+# gain, and the scores by seat.
+
+# %% tags=["parameters"]
+DATA = "../data/reference/variants"
+SCORE_BIN = 20
+
+# %%
+import matplotlib.pyplot as plt
+import polars as pl
+
+from sim import analysis as A
+from sim import plots
+
+plt.rcParams.update(plots.STYLE)
+ds = A.open_dataset(DATA)
+keys = list(ds.keys)
+
+# %%
+out = A.outcomes(ds, by=keys)
+fig = plots.outcomes(out, plots.variants(out, keys))
+
+# %% [markdown]
+# ## Penalties after an opening
+#
+# Solid: opened with melds; dashed: with pairs. The pairs curves sit to the right: a pairs
+# opening doubles the rack's value.
+
+# %%
+dist = A.penalty_distribution(ds, by=keys)
+fig = plots.penalty_cdf(dist, plots.variants(dist, keys)[:3])
+
+# %%
+A.penalties(ds, by=[*keys, "open_kind"])
+
+# %%
+A.penalties(ds, by=[*keys, "finish"])
+
+# %% [markdown]
+# ## How rounds end, and what the winner gains
+
+# %%
+A.finish_rates(ds).filter(pl.col("k") > 0)
+
+# %%
+A.winner_gain(ds)
+
+# %% [markdown]
+# ## Scores by seat, and their histogram
+
+# %%
+A.scores(ds, by=[*keys, "seat"] if "players" in keys else [*keys, "players", "seat"])
+
+# %%
+A.score_histogram(ds, width=SCORE_BIN).filter(pl.col("share") > 0.001)

@@ -1,0 +1,60 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: py:percent
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # Variant balancing
+#
+# Comparing variants of a sweep. Every variant of a sweep plays the same round ids with
+# the same shuffled tiles (common random numbers), so for each round the difference of a
+# metric between two variants is a *paired* difference. Its mean has a far tighter
+# interval than the difference of two independent means, which is what lets small rule
+# changes be measured with a modest number of rounds.
+#
+# Set `BASELINE` to one variant field and its reference value; every other variant is
+# compared against it, the other fields held equal.
+
+# %% tags=["parameters"]
+DATA = "../data/reference/variants"
+BASELINE = {"threshold_mode": "fixed"}
+METRICS = ["opened_by_3", "never_opened", "stock_out", "mean_penalty", "seat0_score", "turns"]
+
+# %%
+import matplotlib.pyplot as plt
+import polars as pl
+
+from sim import analysis as A
+from sim import plots
+
+plt.rcParams.update(plots.STYLE)
+ds = A.open_dataset(DATA)
+print("variant fields:", ds.keys, "| metrics:", A.ROUND_METRICS)
+
+# %%
+comp = A.compare_variants(ds, BASELINE, METRICS)
+comp
+
+# %% [markdown]
+# ## Paired against unpaired
+#
+# `ci_high - diff` is the paired half-width; `unpaired_half_width` is what two independent
+# runs of the same size would give.
+
+# %%
+comp.select("variant", "metric", (pl.col("ci_high") - pl.col("diff")).alias("paired_half_width"),
+            "unpaired_half_width").with_columns(
+    (pl.col("unpaired_half_width") / pl.col("paired_half_width")).alias("ratio"))
+
+# %%
+field = next(iter(BASELINE))
+fig = plots.paired_forest(comp.with_columns(pl.lit(f"{field} vs {BASELINE[field]}").alias("field")),
+                          tuple(m for m in METRICS if m in ("opened_by_3", "stock_out", "mean_penalty", "turns")))

@@ -1,0 +1,165 @@
+"""Where chunks of work run: worker processes on this machine (joblib's loky backend) or a
+dask cluster (joblib's dask backend), with the same results, the same progress bar, and
+a worker that dies costing one retry of the chunk it held.
+
+:class:`Workers` is used as a context manager; ``run`` feeds it tasks in order and hands
+every result to a callback in the parent, which does all the writing.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from joblib import Parallel, delayed, parallel_config
+
+from sim.errors import SimError
+
+FAULT_ENV = "SIM_FAULT"  # fault injection for the resilience tests: "kill:KEY" or "kill-once:KEY:MARKER"
+
+
+class ChunkFailed(SimError):
+    """A chunk whose worker died twice."""
+
+
+def _worker_died_errors() -> tuple[type[BaseException], ...]:
+    from joblib.externals.loky.process_executor import BrokenProcessPool, TerminatedWorkerError
+
+    errors: list[type[BaseException]] = [TerminatedWorkerError, BrokenProcessPool]
+    try:
+        from distributed.scheduler import KilledWorker
+
+        errors.append(KilledWorker)
+    except ImportError:
+        pass
+    return tuple(errors)
+
+
+def _maybe_fault(key: str) -> None:
+    """Kill this worker if the fault-injection variable names ``key`` (tests only)."""
+    spec = os.environ.get(FAULT_ENV, "")
+    if not spec:
+        return
+    parts = spec.split(":")
+    if parts[0] == "kill" and len(parts) >= 2 and parts[1] == key:
+        os.kill(os.getpid(), signal.SIGKILL)
+    if parts[0] == "kill-once" and len(parts) >= 3 and parts[1] == key:
+        marker = Path(":".join(parts[2:]))
+        if not marker.exists():
+            marker.write_text("killed once")
+            os.kill(os.getpid(), signal.SIGKILL)
+
+
+def _call(fn: Callable, key: str, args: tuple) -> tuple[str, Any]:
+    _maybe_fault(key)
+    return key, fn(*args)
+
+
+def parse_cluster(spec: str) -> int | None:
+    """``local`` or ``local:N`` -> N workers (None: one per core)."""
+    name, _, count = spec.partition(":")
+    if name != "local" or (count and not count.isdigit()) or count == "0":
+        raise SimError(f"--cluster {spec!r}: expected local or local:N (N workers on this machine)")
+    return int(count) if count else None
+
+
+@dataclass
+class Workers:
+    """Run tasks on ``jobs`` local processes, on a dask ``scheduler`` address, or on a
+    dask LocalCluster (``cluster="local[:N]"``)."""
+
+    jobs: int | None = None
+    scheduler: str | None = None
+    cluster: str | None = None
+    _client: Any = field(default=None, repr=False)
+    _local_cluster: Any = field(default=None, repr=False)
+
+    @property
+    def uses_dask(self) -> bool:
+        return bool(self.scheduler or self.cluster)
+
+    def __enter__(self) -> Workers:
+        if self.scheduler and self.cluster:
+            raise SimError("give either --scheduler or --cluster, not both")
+        if self.jobs is not None and self.jobs < 1:
+            raise SimError(f"--jobs must be at least 1 (got {self.jobs})")
+        if not self.uses_dask:
+            return self
+        try:
+            import dask
+            from dask.distributed import Client, LocalCluster
+        except ImportError:
+            raise SimError('dask is not installed: pip install -e ".[cluster]"') from None
+        if self.cluster:
+            n = parse_cluster(self.cluster) or os.cpu_count() or 1
+            # A worker that dies should fail its task at once: the retry is ours (one).
+            dask.config.set({"distributed.scheduler.allowed-failures": 0})
+            self._local_cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
+                                               host="127.0.0.1", dashboard_address=None)
+            self._client = Client(self._local_cluster)
+        else:
+            try:
+                self._client = Client(self.scheduler, timeout="20s")
+            except OSError as e:
+                raise SimError(f"--scheduler {self.scheduler}: cannot connect ({e})") from None
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self._client is not None:
+            self._client.close()
+        if self._local_cluster is not None:
+            self._local_cluster.close()
+
+    def describe(self) -> str:
+        if self.scheduler:
+            return f"dask scheduler {self.scheduler}"
+        if self.cluster:
+            return f"dask LocalCluster ({self.cluster})"
+        return f"{self.jobs or os.cpu_count()} local worker process(es)"
+
+    def _parallel(self) -> Parallel:
+        common = {"return_as": "generator_unordered", "batch_size": 1, "pre_dispatch": "n_jobs"}
+        if self.uses_dask:
+            return Parallel(n_jobs=-1, **common)
+        return Parallel(n_jobs=self.jobs or os.cpu_count() or 1, **common)
+
+    def _context(self):
+        return parallel_config(backend="dask") if self.uses_dask else parallel_config(backend="loky")
+
+    def run(self, fn: Callable, tasks: Iterable[tuple[str, tuple]], on_result: Callable[[str, Any], None]) -> None:
+        """Call ``fn(*args)`` for every ``(key, args)`` task in worker processes, and
+        ``on_result(key, result)`` here as each finishes. A chunk whose worker dies is
+        tried again alone; if it dies again the run stops with :class:`ChunkFailed`."""
+        died = _worker_died_errors()
+        pending = dict(tasks)
+        retried: set[str] = set()
+        while pending:
+            handed: list[str] = []
+
+            def feed(handed: list[str] = handed):
+                for key, args in list(pending.items()):
+                    handed.append(key)
+                    yield delayed(_call)(fn, key, args)
+
+            try:
+                with self._context():
+                    for key, result in self._parallel()(feed()):
+                        del pending[key]
+                        on_result(key, result)
+            except died:
+                # Handed out but not finished: the dead worker's chunk is among these.
+                for key in [k for k in handed if k in pending]:
+                    if key in retried:
+                        raise ChunkFailed(f"chunk {key} failed twice: its worker died") from None
+                    retried.add(key)
+                    try:
+                        with self._context():
+                            for k, result in self._parallel()([delayed(_call)(fn, key, pending[key])]):
+                                del pending[k]
+                                on_result(k, result)
+                    except died:
+                        raise ChunkFailed(f"chunk {key} failed twice: its worker died") from None

@@ -1,0 +1,193 @@
+"""The figures of the reports and notebooks, from the tables of :mod:`sim.analysis`.
+
+Every function returns a matplotlib Figure with a title, labelled axes with units and
+95% bands; ``STYLE`` (a ``plt.rc_context`` dict) gives them readable fonts.
+"""
+
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+import numpy as np
+import polars as pl
+
+from sim.stats import wilson_interval
+
+STYLE = {
+    "figure.figsize": (8.0, 4.6),
+    "figure.dpi": 110,
+    "font.size": 11,
+    "axes.titlesize": 12,
+    "axes.labelsize": 11,
+    "legend.fontsize": 9.5,
+    "axes.grid": True,
+    "grid.alpha": 0.3,
+    "svg.hashsalt": "rummy-sim",
+}
+SEAT_COLOURS = ("#1b6ca8", "#d1495b", "#edae49", "#00798c")
+OUTCOMES = ("won", "lost, opened with melds", "lost, opened with pairs", "lost, never opened")
+OUTCOME_COLOURS = ("#2a9d8f", "#8ab17d", "#e9c46a", "#e76f51")
+PERCENT_METRICS = ("opened_by_3", "stock_out", "never_opened", "joker_finish")
+
+
+def variant_label(combo: dict) -> str:
+    """``players=4, threshold_mode=fixed``; ``all rounds`` for no fields."""
+    return ", ".join(f"{k}={v}" for k, v in combo.items()) or "all rounds"
+
+
+def variants(df: pl.DataFrame, keys: list[str]) -> list[dict]:
+    """The distinct values of ``keys`` in ``df``, sorted, as dicts."""
+    return df.select(keys).unique().sort(keys).rows(named=True) if keys else [{}]
+
+
+def select(df: pl.DataFrame, combo: dict) -> pl.DataFrame:
+    """The rows of one variant."""
+    return df.filter(*[pl.col(k) == v for k, v in combo.items()]) if combo else df
+
+
+def opened_by_turn(obt: pl.DataFrame, others: dict | None = None):
+    """Share of players opened by their own turn, one panel per player count, a line per
+    seat; ``obt`` from :func:`sim.analysis.opened_by_turn`, ``others`` fixes the other fields."""
+    others = others or {}
+    counts = sorted(obt["players"].unique().to_list())
+    fig, axes = plt.subplots(1, len(counts), sharey=True, figsize=(4.2 * len(counts) + 0.8, 4.3), squeeze=False)
+    for ax, n in zip(axes[0], counts, strict=True):
+        sub = select(obt, {**others, "players": n})
+        for seat in range(n):
+            s = sub.filter(pl.col("seat") == seat).sort("turn")
+            c = SEAT_COLOURS[seat]
+            ax.plot(s["turn"], 100 * s["share"], marker="o", ms=3, color=c,
+                    label=f"seat {seat}" + (" (starts)" if seat == 0 else ""))
+            ax.fill_between(s["turn"], 100 * s["ci_low"], 100 * s["ci_high"], color=c, alpha=0.2)
+        ax.set_title(f"{n} players")
+        ax.set_xlabel("own turn (1 = first)")
+        ax.set_xticks(range(1, int(obt["turn"].max()) + 1))
+        ax.legend(loc="lower right")
+    axes[0][0].set_ylabel("players opened by then (%)")
+    axes[0][0].set_ylim(0, 100)
+    fig.suptitle("Share of players opened by their own turn, with 95% bands")
+    return fig
+
+
+def opening_value_cdf(vals: pl.DataFrame, combos: list[dict]):
+    """Cumulative distribution of melds opening values; ``vals`` from
+    :func:`sim.analysis.opening_values`."""
+    fig, ax = plt.subplots()
+    for combo in combos:
+        s = select(vals, combo).sort("open_value")
+        k = s["k"].cum_sum().to_numpy()
+        n = s["n"].to_numpy()
+        lo, hi = wilson_interval(k, n)
+        ax.step(s["open_value"], 100 * k / n, where="post", label=variant_label(combo), lw=1.3)
+        ax.fill_between(s["open_value"], 100 * lo, 100 * hi, step="post", alpha=0.2)
+    ax.set_xlabel("points laid down in the melds opening")
+    ax.set_ylabel("melds openings worth at most that (%)")
+    ax.set_xlim(98, 170)
+    ax.set_ylim(0, 100)
+    ax.set_title("How big are melds openings? (cumulative, 95% bands)")
+    ax.legend(fontsize=8)
+    return fig
+
+
+def threshold_by_order(inc: pl.DataFrame, combos: list[dict]):
+    """Increasing mode: the requirement in force and the value laid by opening order;
+    ``inc`` from :func:`sim.analysis.threshold_by_order` (increasing variants)."""
+    fig, ax = plt.subplots()
+    for combo in combos:
+        s = select(inc, combo).sort("open_order")
+        line = ax.plot(s["open_order"], s["mean"], marker="o", label=variant_label(combo))[0]
+        ax.fill_between(s["open_order"], s["ci_low"], s["ci_high"], alpha=0.2, color=line.get_color())
+        ax.plot(s["open_order"], s["mean_value"], ls=":", marker=".", color=line.get_color())
+    ax.set_xlabel("order of the melds opening in the round (1 = first opener)")
+    ax.set_ylabel("points")
+    ax.set_xticks(range(1, int(inc["open_order"].max()) + 1))
+    ax.set_title("Increasing mode: requirement in force (solid) and value laid (dotted)")
+    ax.legend(fontsize=8)
+    return fig
+
+
+def threshold_curve(curve: pl.DataFrame, rest: list[str]):
+    """P(opened by turn t) and mean penalty against ``open_points``; ``curve`` from
+    :func:`sim.analysis.threshold_curve`, one line per value of the ``rest`` fields."""
+    fig, (a1, a2) = plt.subplots(1, 2, figsize=(10, 4.3))
+    for combo in variants(curve, rest):
+        s = select(curve, combo).sort("open_points")
+        lab = variant_label(combo) if combo else None
+        a1.plot(s["open_points"], 100 * s["p_open"], marker="o", label=lab)
+        a1.fill_between(s["open_points"], 100 * s["p_ci_low"], 100 * s["p_ci_high"], alpha=0.2)
+        a2.plot(s["open_points"], s["mean_penalty"], marker="o", label=lab)
+        a2.fill_between(s["open_points"], s["penalty_ci_low"], s["penalty_ci_high"], alpha=0.2)
+    a1.set_xlabel("opening threshold (points)")
+    a1.set_ylabel("players opened by own turn 3 (%)")
+    a1.set_title("Opening by the 3rd turn")
+    a2.set_xlabel("opening threshold (points)")
+    a2.set_ylabel("mean penalty of non-winners (points)")
+    a2.set_title("Penalties")
+    if rest:
+        a1.legend(fontsize=8)
+    fig.suptitle("The opening threshold (open_points), with 95% bands")
+    return fig
+
+
+def outcomes(out: pl.DataFrame, combos: list[dict]):
+    """Stacked shares of won / lost after melds / after pairs / never opened; ``out``
+    from :func:`sim.analysis.outcomes`."""
+    fig, ax = plt.subplots(figsize=(8.0, 0.42 * len(combos) + 1.6))
+    left = np.zeros(len(combos))
+    for name, colour in zip(OUTCOMES, OUTCOME_COLOURS, strict=True):
+        vals = np.array([select(out, c).filter(pl.col("outcome") == name)["share"].sum() for c in combos])
+        ax.barh(range(len(combos)), 100 * vals, left=100 * left, color=colour, label=name)
+        left += vals
+    ax.set_yticks(range(len(combos)), [variant_label(c) for c in combos], fontsize=8.5)
+    ax.invert_yaxis()
+    ax.set_xlim(0, 100)
+    ax.set_xlabel("share of players (%)")
+    ax.set_title("What a round brings a player")
+    ax.legend(ncols=2, fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.18 if len(combos) < 6 else -0.08))
+    return fig
+
+
+def penalty_cdf(dist: pl.DataFrame, combos: list[dict]):
+    """Cumulative penalties of losing openers, melds (solid) vs pairs (dashed); ``dist``
+    from :func:`sim.analysis.penalty_distribution`."""
+    fig, ax = plt.subplots()
+    for combo in combos:
+        for kind, style in (("melds", "-"), ("pairs", "--")):
+            s = select(dist, combo).filter(pl.col("open_kind") == kind).sort("penalty")
+            if s.height == 0:
+                continue
+            k = s["k"].cum_sum().to_numpy()
+            n = s["n"].to_numpy()
+            lo, hi = wilson_interval(k, n)
+            label = f"{variant_label(combo)}, {kind}"
+            line = ax.step(s["penalty"], 100 * k / n, where="post", ls=style, label=label)[0]
+            ax.fill_between(s["penalty"], 100 * lo, 100 * hi, step="post", alpha=0.15, color=line.get_color())
+    ax.set_xscale("symlog", linthresh=10)
+    ax.set_xlim(0, 900)
+    ax.set_ylim(0, 100)
+    ax.set_xlabel("penalty (points; linear to 10, then logarithmic)")
+    ax.set_ylabel("losing openers paying at most that (%)")
+    ax.set_title("Penalties after an opening: melds vs pairs (cumulative, 95% bands)")
+    ax.legend(fontsize=7.5)
+    return fig
+
+
+def paired_forest(comp: pl.DataFrame, metrics: tuple[str, ...]):
+    """Paired differences with 95% intervals, a panel per metric, a row per comparison;
+    ``comp`` from :func:`sim.analysis.compare_variants` with a ``field`` column."""
+    rows = comp.select("field", "variant").unique(maintain_order=True)
+    labels = [f"{r['variant']} ({r['field']})" for r in rows.iter_rows(named=True)]
+    fig, axes = plt.subplots(1, len(metrics), sharey=True, figsize=(12.5, 0.32 * len(labels) + 2.4), squeeze=False)
+    for ax, metric in zip(axes[0], metrics, strict=True):
+        m = rows.join(comp.filter(pl.col("metric") == metric), on=["field", "variant"], how="left")
+        y = np.arange(m.height)
+        scale = 100 if metric in PERCENT_METRICS else 1
+        err = [scale * (m["diff"] - m["ci_low"]), scale * (m["ci_high"] - m["diff"])]
+        ax.errorbar(scale * m["diff"], y, xerr=err, fmt="o", ms=3.5, capsize=2.5, color="#1b6ca8")
+        ax.axvline(0, color="#888", lw=0.8)
+        unit = " (points of %)" if scale == 100 else (" (turns)" if metric == "turns" else " (points)")
+        ax.set_title(metric.replace("_", " "), fontsize=10.5)
+        ax.set_xlabel("difference" + unit, fontsize=9.5)
+    axes[0][0].set_yticks(np.arange(len(labels)), labels, fontsize=7.5)
+    axes[0][0].invert_yaxis()
+    fig.suptitle("Paired differences against the baseline value of each swept field, 95% intervals", y=1.03)
+    return fig
