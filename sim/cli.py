@@ -171,16 +171,22 @@ def deal_stats(
         "--overwrite", help="Replace --out even if it is not a deal-stats table.")] = False,
     progress: Annotated[bool, typer.Option("--progress/--no-progress", help="Show a progress bar.")] = True,
     settings: SetOpt = None,
+    scheduler: SchedulerOpt = None,
+    cluster: ClusterOpt = None,
+    until_ci: UntilDealOpt = None,
 ) -> None:
     """Deal racks from the full tile set and tell how often they can open (with 95% intervals)."""
     from sim import dealstats
+    from sim.precision import parse_target
 
     rules = _rules(preset_name, settings)
+    until = parse_target(until_ci, "deal") if until_ci else None
     size = rack_size if rack_size is not None else rules.deal_size()
     if out is None:
         out = Path("data/deal-stats") / f"{rules.name}-r{size}-n{samples}-s{seed}.parquet"
     dealstats.prepare_output(out, overwrite)
-    stats = dealstats.run_deal_stats(rules, size, samples, seed, jobs=jobs, progress=progress)
+    stats = dealstats.run_deal_stats(rules, size, samples, seed, jobs=jobs, progress=progress,
+                                     scheduler=scheduler, cluster=cluster, until=until)
     dealstats.write(stats, out)
     summary = stats.summary()
     if as_json:
@@ -221,6 +227,21 @@ OverwriteOpt = Annotated[bool, typer.Option(
     "--overwrite", help="Replace a run with other settings in --out.")]
 ProgressOpt = Annotated[bool, typer.Option("--progress/--no-progress", help="Show a progress bar.")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print the summary as one JSON object.")]
+SchedulerOpt = Annotated[str | None, typer.Option(
+    "--scheduler", help="Run the chunks on an existing dask.distributed scheduler, e.g. tcp://10.0.0.5:8786.")]
+ClusterOpt = Annotated[str | None, typer.Option(
+    "--cluster", help="Start a dask LocalCluster for the run: local (one worker per core) or local:N.")]
+
+
+def _until_help(kind: str) -> str:
+    from sim.precision import metrics_help
+
+    return ("Keep playing chunks until the 95% interval half-width of METRIC is at most HALFWIDTH "
+            f"(--rounds/--samples is then the most used). Metrics: {metrics_help(kind)}.")
+
+
+UntilRunOpt = Annotated[str | None, typer.Option("--until-ci", help=_until_help("run"), metavar="METRIC=HALFWIDTH")]
+UntilDealOpt = Annotated[str | None, typer.Option("--until-ci", help=_until_help("deal"), metavar="METRIC=HALFWIDTH")]
 
 
 @app.command("run")
@@ -243,14 +264,19 @@ def run_rounds(
     as_json: JsonOpt = False,
     overwrite: OverwriteOpt = False,
     progress: ProgressOpt = True,
+    scheduler: SchedulerOpt = None,
+    cluster: ClusterOpt = None,
+    until_ci: UntilRunOpt = None,
 ) -> None:
     """Play Rummy 101 rounds with bots in parallel and write the rounds and players tables."""
     from sim import runner
+    from sim.precision import parse_target
 
     rules = _rules(preset_name, settings)
     if players is not None:
         rules = rules.replace(players=players)
     policies = _seat_policies(policy, seat_policy, rules.players)
+    until = parse_target(until_ci, "run", rules.players) if until_ci else None
     if trace is not None:
         _print_trace(rules, seed, trace, policies)
         return
@@ -258,8 +284,9 @@ def run_rounds(
         raise SimError("--out DIR is required (or --trace ROUND_ID to print one round)")
     if rounds < 1 or chunk < 1:
         raise SimError("--rounds and --chunk must be at least 1")
-    spec = runner.RunSpec((runner.Variant(rules),), rounds, seed, policies, chunk)
-    report = runner.run(spec, out, jobs=jobs, progress=progress, overwrite=overwrite)
+    spec = runner.RunSpec((runner.Variant(rules),), rounds, seed, policies, chunk, until=until)
+    report = runner.run(spec, out, jobs=jobs, progress=progress, overwrite=overwrite, scheduler=scheduler,
+                        cluster=cluster)
     typer.echo(json.dumps(report.summary) if as_json else runner.format_summary(report))
 
 
@@ -294,10 +321,14 @@ def sweep(
     as_json: JsonOpt = False,
     overwrite: OverwriteOpt = False,
     progress: ProgressOpt = True,
+    scheduler: SchedulerOpt = None,
+    cluster: ClusterOpt = None,
+    until_ci: UntilRunOpt = None,
 ) -> None:
     """Play every combination of the --grid values into one hive-partitioned dataset, the
     same shuffled tiles for the same round id in every variant."""
     from sim import runner
+    from sim.precision import parse_target
 
     if out is None:
         raise SimError("--out DIR is required")
@@ -316,8 +347,12 @@ def sweep(
         raise SimError("--rounds and --chunk must be at least 1")
     base = _rules(preset_name, settings)
     variants = runner.grid_variants(base, values)
-    spec = runner.RunSpec(variants, rounds, seed, _seat_policies(policy, None, 4)[:1], chunk, kind="sweep")
-    report = runner.run(spec, out, jobs=jobs, progress=progress, overwrite=overwrite)
+    players = min(v.rules.players for v in variants)
+    until = parse_target(until_ci, "run", players) if until_ci else None
+    spec = runner.RunSpec(variants, rounds, seed, _seat_policies(policy, None, 4)[:1], chunk, kind="sweep",
+                          until=until)
+    report = runner.run(spec, out, jobs=jobs, progress=progress, overwrite=overwrite, scheduler=scheduler,
+                        cluster=cluster)
     typer.echo(json.dumps(report.summary) if as_json else runner.format_summary(report))
 
 

@@ -8,7 +8,6 @@ whether it opens by melds, by pairs or either way under the rules' thresholds.
 
 from __future__ import annotations
 
-import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,11 +15,12 @@ from pathlib import Path
 import numba
 import numpy as np
 import polars as pl
-from joblib import Parallel, delayed
 from tqdm.auto import tqdm
 
 from sim.deal import STREAM_DEAL_STATS, deal_racks
 from sim.errors import DatasetError, RulesError
+from sim.parallel import Workers
+from sim.precision import Stream, Target, run_until
 from sim.rules import Rules
 from sim.solver.api import classify, evaluate_racks
 from sim.stats import mean_interval, share
@@ -55,14 +55,21 @@ def _solve_chunk(rules_json: str, seed: int, start: int, count: int, size: int):
     return start, res["value"], res["pairs"], racks[:, 52].copy()
 
 
-def default_jobs() -> int:
-    return os.cpu_count() or 1
+def _deal_stats(target: Target, rules: Rules, result) -> np.ndarray:
+    _, value, pairs, _ = result
+    if target.metric == "mean_value":
+        v = value.astype(float)
+        return np.array([v.size, v.sum(), (v * v).sum()])
+    flags = classify(value, pairs, rules)
+    key = {"p_open": "can_open", "p_melds": "can_open_melds", "p_pairs": "can_open_pairs"}[target.metric]
+    return np.array([int(flags[key].sum()), value.size, 0], dtype=float)
 
 
 def run_deal_stats(rules: Rules, rack_size: int, samples: int, seed: int, jobs: int | None = None,
-                   progress: bool = True, chunk: int = CHUNK_RACKS) -> DealStats:
-    """Deal and solve ``samples`` racks of ``rack_size`` tiles; same seed, same table,
-    whatever ``jobs`` and ``chunk``."""
+                   progress: bool = True, chunk: int = CHUNK_RACKS, scheduler: str | None = None,
+                   cluster: str | None = None, until: Target | None = None) -> DealStats:
+    """Deal and solve ``samples`` racks of ``rack_size`` tiles (with ``until``: as many as
+    its target needs, ``samples`` at most); same seed, same table, whatever the workers."""
     if rules.family == "rummy101-cards":
         raise RulesError("deal-stats covers the tile games; card Rummy 101 has no opening threshold")
     limit = 2 * 52 + rules.jokers
@@ -72,39 +79,48 @@ def run_deal_stats(rules: Rules, rack_size: int, samples: int, seed: int, jobs: 
         raise RulesError(f"samples: must be at least 1 (got {samples})")
     if not 0 <= seed < 2**63:
         raise RulesError(f"seed: must be 0 to 2**63-1 (got {seed})")
-    jobs = default_jobs() if jobs is None else jobs
-    if jobs < 1:
-        raise RulesError(f"jobs: must be at least 1 (got {jobs})")
-    starts = list(range(0, samples, chunk))
-    jobs = min(jobs, len(starts))
     rules_json = rules.to_json()
     value = np.empty(samples, dtype=np.int16)
     pairs = np.empty(samples, dtype=np.int8)
     jokers = np.empty(samples, dtype=np.int8)
     t0 = time.perf_counter()
-    # Compile and load the run table here once, so that workers find both cached on disk.
+    # Compile and load the run table here once, so that local workers find both cached on disk.
     evaluate_racks(deal_racks(seed, 0, 1, rack_size, jokers=rules.jokers), rules)
-    tasks = (delayed(_solve_chunk)(rules_json, seed, s, min(chunk, samples - s), rack_size)
-             for s in starts)
-    bar = tqdm(total=samples, unit="rack", unit_scale=True, disable=not progress,
+    bar = tqdm(total=None if until else samples, unit="rack", unit_scale=True, disable=not progress,
                desc=f"deal-stats {rules.name}", smoothing=0.1)
-    try:
-        if jobs == 1:
-            threads = numba.get_num_threads()
-            try:
-                results = (_solve_chunk(rules_json, seed, s, min(chunk, samples - s), rack_size)
-                           for s in starts)
-                _gather(results, value, pairs, jokers, bar)
-            finally:
-                numba.set_num_threads(threads)
-        else:
-            with Parallel(n_jobs=jobs, return_as="generator_unordered") as parallel:
-                _gather(parallel(tasks), value, pairs, jokers, bar)
-    finally:
-        bar.close()
+
+    def place(result) -> None:
+        start, v, p, j = result
+        value[start:start + len(v)] = v
+        pairs[start:start + len(v)] = p
+        jokers[start:start + len(v)] = j
+
+    def name(start: int) -> str:
+        return f"racks {start}-{min(start + chunk, samples) - 1}"
+
+    def args(start: int) -> tuple:
+        return (rules_json, seed, start, min(chunk, samples - start), rack_size)
+
+    used = samples
+    with Workers(jobs, scheduler, cluster) as workers:
+        try:
+            if until is None:
+                tasks = [(name(s), args(s)) for s in range(0, samples, chunk)]
+                workers.run(_solve_chunk, tasks,
+                            lambda key, result: (place(result), bar.update(len(result[1]))))
+            else:
+                stream = Stream("racks", chunk, samples, args, lambda start: None,
+                                lambda result: _deal_stats(until, rules, result),
+                                lambda start, result, stored: place(result), label=name)
+                run_until([stream], workers, _solve_chunk, until, 2 * workers.slots,
+                          on_result=lambda result: bar.update(len(result[1])))
+                used = stream.finished_at
+        finally:
+            bar.close()
+    value, pairs, jokers = value[:used], pairs[:used], jokers[:used]
     flags = classify(value, pairs, rules)
     table = pl.DataFrame({
-        "rack_id": np.arange(samples, dtype=np.int64),
+        "rack_id": np.arange(used, dtype=np.int64),
         "jokers": jokers,
         "value": value,
         "pairs": pairs,
@@ -113,14 +129,6 @@ def run_deal_stats(rules: Rules, rack_size: int, samples: int, seed: int, jobs: 
         "can_open": flags["can_open"],
     })
     return DealStats(table, rules, rack_size, seed, time.perf_counter() - t0)
-
-
-def _gather(results, value, pairs, jokers, bar) -> None:
-    for start, v, p, j in results:
-        value[start:start + len(v)] = v
-        pairs[start:start + len(v)] = p
-        jokers[start:start + len(v)] = j
-        bar.update(len(v))
 
 
 def summarise(table: pl.DataFrame, rules: Rules) -> dict:

@@ -77,12 +77,16 @@ class Workers:
     cluster: str | None = None
     _client: Any = field(default=None, repr=False)
     _local_cluster: Any = field(default=None, repr=False)
+    _threads: int = field(default=1, repr=False)
 
     @property
     def uses_dask(self) -> bool:
         return bool(self.scheduler or self.cluster)
 
     def __enter__(self) -> Workers:
+        import numba
+
+        self._threads = numba.get_num_threads()  # a task run here sets it to 1
         if self.scheduler and self.cluster:
             raise SimError("give either --scheduler or --cluster, not both")
         if self.jobs is not None and self.jobs < 1:
@@ -109,10 +113,20 @@ class Workers:
         return self
 
     def __exit__(self, *exc) -> None:
+        import numba
+
+        numba.set_num_threads(self._threads)
         if self._client is not None:
             self._client.close()
         if self._local_cluster is not None:
             self._local_cluster.close()
+
+    @property
+    def slots(self) -> int:
+        """Tasks that run at once."""
+        if self._client is not None:
+            return max(1, sum(self._client.nthreads().values()))
+        return self.jobs or os.cpu_count() or 1
 
     def describe(self) -> str:
         if self.scheduler:

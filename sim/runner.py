@@ -28,7 +28,6 @@ from pathlib import Path
 import numba
 import numpy as np
 import polars as pl
-from joblib import Parallel, delayed
 from tqdm.auto import tqdm
 
 from sim.engine import core
@@ -36,6 +35,8 @@ from sim.engine import round as rnd
 from sim.engine.bots import POLICIES
 from sim.engine.play import play_chunk, policy_codes
 from sim.errors import DatasetError, RulesError
+from sim.parallel import Workers
+from sim.precision import Stream, Target, round_stats, run_until
 from sim.rules import Rules
 from sim.stats import mean_interval, share
 from sim.store import check_writable, provenance, read_metadata, write_parquet
@@ -71,6 +72,7 @@ class RunSpec:
     policies: tuple[str, ...]  # one per seat, or one for all
     chunk: int = CHUNK_ROUNDS
     kind: str = "run"
+    until: Target | None = None  # with a target, ``rounds`` is the most each variant may use
 
     def manifest(self) -> dict:
         return {
@@ -79,6 +81,7 @@ class RunSpec:
             "seed": self.seed,
             "policies": list(self.policies),
             "chunk": self.chunk,
+            "until_ci": self.until.to_text() if self.until else None,
             "variants": [{"partition": dict(v.partition), "rules": v.rules.to_dict()} for v in self.variants],
         }
 
@@ -157,16 +160,17 @@ def _where(values: np.ndarray, keep: np.ndarray, dtype) -> pl.Series:
     return pl.Series(np.where(keep, values, 0).astype(dtype)).scatter(np.flatnonzero(~keep), None)
 
 
-def _play_and_write(rules_json: str, seed: int, start: int, count: int, policies: list[str],
-                    drop: tuple[str, ...], paths: tuple[Path, Path], meta: dict[str, str]) -> int:
-    """One chunk in a worker (one numba thread: the processes are the parallelism)."""
+def _play_chunk(rules_json: str, seed: int, start: int, count: int, policies: list[str],
+                drop: tuple[str, ...]) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """One chunk in a worker (one numba thread: the processes are the parallelism); the
+    tables go back to the parent, which writes them, so workers need no shared disk."""
     numba.set_num_threads(1)
-    rules = Rules.from_json(rules_json)
-    rounds, players = chunk_tables(rules, seed, start, count, policies, drop)
-    chunk_meta = {**meta, "sim.first_round": str(start), "sim.rounds": str(count)}
-    write_parquet(players, paths[1], {**chunk_meta, "sim.table": "players"})
-    write_parquet(rounds, paths[0], {**chunk_meta, "sim.table": "rounds"})
-    return count
+    return chunk_tables(Rules.from_json(rules_json), seed, start, count, policies, drop)
+
+
+def _chunk_meta(spec: RunSpec, v: Variant) -> dict[str, str]:
+    return provenance("rounds", v.rules.to_json(), spec.seed, policies=",".join(spec.policies),
+                      partition=v.subdir, chunk=spec.chunk)
 
 
 def _chunk_done(paths: tuple[Path, Path], meta: dict[str, str]) -> bool:
@@ -178,9 +182,29 @@ def _chunk_done(paths: tuple[Path, Path], meta: dict[str, str]) -> bool:
             got = read_metadata(path)
         except DatasetError:
             return False
-        if got.get("rules") != meta["sim.rules"][:] or got.get("seed") != meta["sim.seed"]:
+        if got.get("rules") != meta["sim.rules"] or got.get("seed") != meta["sim.seed"]:
             return False
     return True
+
+
+def _write_chunk(paths: tuple[Path, Path], meta: dict[str, str], start: int,
+                 tables: tuple[pl.DataFrame, pl.DataFrame], out: Path) -> None:
+    rounds, players = tables
+    chunk_meta = {**meta, "sim.first_round": str(start), "sim.rounds": str(rounds.height)}
+    try:
+        write_parquet(players, paths[1], {**chunk_meta, "sim.table": "players"})
+        write_parquet(rounds, paths[0], {**chunk_meta, "sim.table": "rounds"})
+    except OSError as e:
+        raise DatasetError(
+            f"cannot write {paths[0].parent}: {e.strerror or e}; the chunks written so far are kept "
+            f"in {out}, rerun the same command to go on") from None
+
+
+def _clear_leftovers(out: Path) -> None:
+    """Temporary files of a write that was killed: invisible to readers, removed here."""
+    for sub in ("rounds", "players"):
+        for tmp in (out / sub).rglob(".*.tmp") if (out / sub).exists() else ():
+            tmp.unlink(missing_ok=True)
 
 
 def prepare(out: Path, spec: RunSpec, overwrite: bool) -> None:
@@ -205,6 +229,7 @@ def prepare(out: Path, spec: RunSpec, overwrite: bool) -> None:
     elif out.exists() and any(out.iterdir()) and not overwrite:
         raise DatasetError(f"{out} is not empty and holds no run manifest; choose another --out")
     check_writable(manifest)
+    _clear_leftovers(out)
     tmp = out / f".{MANIFEST}.{os.getpid()}.tmp"
     tmp.write_text(json.dumps(spec.manifest(), indent=2, sort_keys=True))
     os.replace(tmp, manifest)
@@ -218,53 +243,107 @@ class RunReport:
     played: int  # rounds played now (not counting chunks already there)
     skipped: int
     summary: dict = field(default_factory=dict)
+    used: dict[str, int] = field(default_factory=dict)  # --until-ci: rounds kept per variant
+    widths: dict[str, float] = field(default_factory=dict)
+    where: str = ""
 
 
-def run(spec: RunSpec, out: Path, jobs: int | None = None, progress: bool = True,
-        overwrite: bool = False) -> RunReport:
-    """Play every chunk of ``spec`` not yet written into ``out``."""
+def run(spec: RunSpec, out: Path, jobs: int | None = None, progress: bool = True, overwrite: bool = False,
+        scheduler: str | None = None, cluster: str | None = None) -> RunReport:
+    """Play every chunk of ``spec`` not yet written into ``out``, on local worker
+    processes or a dask cluster (``scheduler`` address, or ``cluster="local[:N]"``)."""
     out = Path(out)
-    prepare(out, spec, overwrite)
-    jobs = jobs or os.cpu_count() or 1
-    if jobs < 1:
-        raise RulesError(f"jobs: must be at least 1 (got {jobs})")
-    todo, skipped = [], 0
+    first = spec.variants[0]
+    played = [0]
+    report = RunReport(spec, out, 0.0, 0, 0)
+    with Workers(jobs, scheduler, cluster) as workers:  # a bad cluster fails before anything is written
+        prepare(out, spec, overwrite)
+        report.where = workers.describe()
+        # Compile here once: local workers then load the kernels from numba's cache.
+        chunk_tables(first.rules, spec.seed, 0, 1, seat_policies(spec.policies, first.rules.players))
+        bar = tqdm(total=None if spec.until else spec.rounds * len(spec.variants), unit="round",
+                   unit_scale=True, disable=not progress, desc=f"{spec.kind} {first.rules.name}", smoothing=0.05)
+        t0 = time.perf_counter()
+        try:
+            if spec.until is None:
+                _run_all(spec, out, workers, bar, played, report)
+            else:
+                _run_until(spec, out, workers, bar, played, report)
+        finally:
+            bar.close()
+    report.seconds = time.perf_counter() - t0
+    report.played = played[0]
+    report.summary = summarise(out)
+    return report
+
+
+def chunk_name(v: Variant, start: int, count: int) -> str:
+    """How errors and the fault-injection hook name a chunk: ``rounds 0-9999 of players=4``."""
+    return f"rounds {start}-{start + count - 1}" + (f" of {v.subdir}" if v.subdir else "")
+
+
+def _task_args(spec: RunSpec, v: Variant, start: int, count: int) -> tuple:
+    return (v.rules.to_json(), spec.seed, start, count, seat_policies(spec.policies, v.rules.players),
+            tuple(k for k, _ in v.partition))
+
+
+def _run_all(spec: RunSpec, out: Path, workers: Workers, bar, played: list[int], report: RunReport) -> None:
+    tasks, where = [], {}
     for vi, start, count in spec.chunks():
         v = spec.variants[vi]
         paths = _paths(out, v, start)
-        meta = provenance("rounds", v.rules.to_json(), spec.seed, policies=",".join(spec.policies),
-                          partition=v.subdir, chunk=spec.chunk)
+        meta = _chunk_meta(spec, v)
         if _chunk_done(paths, meta):
-            skipped += count
+            report.skipped += count
+            bar.update(count)
             continue
-        drop = tuple(k for k, _ in v.partition)
-        todo.append((v.rules.to_json(), spec.seed, start, count,
-                     seat_policies(spec.policies, v.rules.players), drop, paths, meta))
-    total = sum(t[3] for t in todo)
-    if todo:
-        # Compile here once: workers then load the kernels from numba's cache.
-        first = todo[0]
-        chunk_tables(Rules.from_json(first[0]), spec.seed, 0, 1, first[4], first[5])
-    t0 = time.perf_counter()
-    bar = tqdm(total=total, unit="round", unit_scale=True, disable=not progress or not todo,
-               desc=f"{spec.kind} {spec.variants[0].rules.name}", smoothing=0.05)
-    try:
-        if jobs == 1 or len(todo) <= 1:
-            threads = numba.get_num_threads()
-            try:
-                for task in todo:
-                    bar.update(_play_and_write(*task))
-            finally:
-                numba.set_num_threads(threads)
-        else:
-            with Parallel(n_jobs=min(jobs, len(todo)), return_as="generator_unordered") as parallel:
-                for n in parallel(delayed(_play_and_write)(*task) for task in todo):
-                    bar.update(n)
-    finally:
-        bar.close()
-    report = RunReport(spec, out, time.perf_counter() - t0, total, skipped)
-    report.summary = summarise(out)
-    return report
+        key = chunk_name(v, start, count)
+        where[key] = (paths, meta, start)
+        tasks.append((key, _task_args(spec, v, start, count)))
+
+    def write(key: str, tables) -> None:
+        paths, meta, start = where[key]
+        _write_chunk(paths, meta, start, tables, out)
+        played[0] += tables[0].height
+        bar.update(tables[0].height)
+
+    workers.run(_play_chunk, tasks, write)
+
+
+def _run_until(spec: RunSpec, out: Path, workers: Workers, bar, played: list[int], report: RunReport) -> None:
+    target = spec.until
+    streams = []
+    for v in spec.variants:
+        meta = _chunk_meta(spec, v)
+
+        def stored(start, v=v, meta=meta):
+            paths = _paths(out, v, start)
+            if not _chunk_done(paths, meta):
+                return None
+            return pl.read_parquet(paths[0]), pl.read_parquet(paths[1])
+
+        def accept(start, tables, was_stored, v=v, meta=meta):
+            if not was_stored:
+                _write_chunk(_paths(out, v, start), meta, start, tables, out)
+                played[0] += tables[0].height
+            else:
+                report.skipped += tables[0].height
+
+        streams.append(Stream(
+            name=v.subdir, chunk=spec.chunk, cap=spec.rounds,
+            task=lambda start, v=v: _task_args(spec, v, start, min(spec.chunk, spec.rounds - start)),
+            stored=stored, stats=lambda tables: round_stats(target, *tables), accept=accept,
+            label=lambda start, v=v: chunk_name(v, start, min(spec.chunk, spec.rounds - start))))
+    run_until(streams, workers, _play_chunk, target, 2 * workers.slots,
+              on_result=lambda tables: bar.update(tables[0].height))
+    for s in streams:
+        report.used[s.name or "all rounds"] = s.finished_at
+        report.widths[s.name or "all rounds"] = target.width(s.acc)
+    # Chunks beyond the prefix kept (from an earlier, longer run) are not part of the data.
+    for v, s in zip(spec.variants, streams, strict=True):
+        for start in range(s.finished_at, spec.rounds, spec.chunk):
+            for path in _paths(out, v, start):
+                path.unlink(missing_ok=True)
 
 
 def grid_variants(base: Rules, grid: dict[str, list[str]]) -> tuple[Variant, ...]:
@@ -354,9 +433,14 @@ def format_summary(report: RunReport) -> str:
     lines = [
         f"{spec.kind}: {s['rounds']:,} rounds in {report.out} (seed {spec.seed}, policies "
         f"{','.join(spec.policies)}); played now {report.played:,} in {report.seconds:.1f} s"
-        + (f" ({rate:,.0f} rounds/s)" if report.played else "")
+        + (f" ({rate:,.0f} rounds/s on {report.where})" if report.played else "")
         + (f", {report.skipped:,} already there" if report.skipped else ""),
     ]
+    if spec.until:
+        for name, used in report.used.items():
+            met = report.widths[name] <= spec.until.halfwidth
+            lines.append(f"--until-ci {spec.until.to_text()}: {name or 'all rounds'} used {used:,} rounds, "
+                         f"half-width {report.widths[name]:.5f}" + ("" if met else f" (cap {spec.rounds:,} reached)"))
     for v in s["variants"]:
         name = ", ".join(f"{k}={val}" for k, val in v["variant"].items()) or "all rounds"
         lines.append("")
