@@ -28,6 +28,35 @@ SetOpt = Annotated[list[str] | None, typer.Option(
     "--set", help="Change a rules field: --set open_points=91 (repeatable).")]
 
 
+RoundsOpt = Annotated[int, typer.Option("--rounds", "-n", help="Rounds to play (per variant in a sweep).")]
+SeedOpt = Annotated[int, typer.Option(
+    "--seed", help="Seed: the same seed and settings give the same rounds.")]
+JobsOpt = Annotated[int | None, typer.Option("--jobs", "-j", help="Worker processes [default: all cores].")]
+PolicyOpt = Annotated[str, typer.Option("--policy", help="Bot for every seat: greedy or careful.")]
+SeatPolicyOpt = Annotated[str | None, typer.Option(
+    "--seat-policy", help="Bots by seat, e.g. 0=greedy,1=careful (the others take --policy).")]
+ChunkOpt = Annotated[int, typer.Option("--chunk", help="Rounds per chunk file (does not change the data).")]
+OverwriteOpt = Annotated[bool, typer.Option(
+    "--overwrite", help="Replace a run with other settings in --out.")]
+ProgressOpt = Annotated[bool, typer.Option("--progress/--no-progress", help="Show a progress bar.")]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print the summary as one JSON object.")]
+SchedulerOpt = Annotated[str | None, typer.Option(
+    "--scheduler", help="Run the chunks on an existing dask.distributed scheduler, e.g. tcp://10.0.0.5:8786.")]
+ClusterOpt = Annotated[str | None, typer.Option(
+    "--cluster", help="Start a dask LocalCluster for the run: local (one worker per core) or local:N.")]
+
+
+def _until_help(kind: str) -> str:
+    from sim.precision import metrics_help
+
+    return ("Keep playing chunks until the 95% interval half-width of METRIC is at most HALFWIDTH "
+            f"(--rounds/--samples is then the most used). Metrics: {metrics_help(kind)}.")
+
+
+UntilRunOpt = Annotated[str | None, typer.Option("--until-ci", help=_until_help("run"), metavar="METRIC=HALFWIDTH")]
+UntilDealOpt = Annotated[str | None, typer.Option("--until-ci", help=_until_help("deal"), metavar="METRIC=HALFWIDTH")]
+
+
 def _fail(message: str, code: int = 2):
     typer.echo(f"error: {message}", err=True)
     raise typer.Exit(code)
@@ -161,15 +190,14 @@ def deal_stats(
         "--rack-size", help="Tiles per rack [default: the preset's deal, 21 in rummy101].")] = None,
     samples: Annotated[int, typer.Option("--samples", "-n", help="Racks to deal.")] = 100_000,
     seed: Annotated[int, typer.Option("--seed", help="Seed: the same seed gives the same racks.")] = 1,
-    jobs: Annotated[int | None, typer.Option(
-        "--jobs", "-j", help="Worker processes [default: all cores].")] = None,
+    jobs: JobsOpt = None,
     out: Annotated[Path | None, typer.Option(
         "--out", "-o",
         help="Parquet file [default: data/deal-stats/<preset>-r<size>-n<samples>-s<seed>.parquet].")] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Print the summary as one JSON object.")] = False,
+    as_json: JsonOpt = False,
     overwrite: Annotated[bool, typer.Option(
         "--overwrite", help="Replace --out even if it is not a deal-stats table.")] = False,
-    progress: Annotated[bool, typer.Option("--progress/--no-progress", help="Show a progress bar.")] = True,
+    progress: ProgressOpt = True,
     settings: SetOpt = None,
     scheduler: SchedulerOpt = None,
     cluster: ClusterOpt = None,
@@ -215,33 +243,6 @@ def _seat_policies(policy: str, seat_policy: str | None, players: int) -> tuple[
     return tuple(names) if len(set(names)) > 1 else (names[0],)
 
 
-RoundsOpt = Annotated[int, typer.Option("--rounds", "-n", help="Rounds to play (per variant in a sweep).")]
-SeedOpt = Annotated[int, typer.Option(
-    "--seed", help="Seed: the same seed and settings give the same rounds.")]
-JobsOpt = Annotated[int | None, typer.Option("--jobs", "-j", help="Worker processes [default: all cores].")]
-PolicyOpt = Annotated[str, typer.Option("--policy", help="Bot for every seat: greedy or careful.")]
-SeatPolicyOpt = Annotated[str | None, typer.Option(
-    "--seat-policy", help="Bots by seat, e.g. 0=greedy,1=careful (the others take --policy).")]
-ChunkOpt = Annotated[int, typer.Option("--chunk", help="Rounds per chunk file (does not change the data).")]
-OverwriteOpt = Annotated[bool, typer.Option(
-    "--overwrite", help="Replace a run with other settings in --out.")]
-ProgressOpt = Annotated[bool, typer.Option("--progress/--no-progress", help="Show a progress bar.")]
-JsonOpt = Annotated[bool, typer.Option("--json", help="Print the summary as one JSON object.")]
-SchedulerOpt = Annotated[str | None, typer.Option(
-    "--scheduler", help="Run the chunks on an existing dask.distributed scheduler, e.g. tcp://10.0.0.5:8786.")]
-ClusterOpt = Annotated[str | None, typer.Option(
-    "--cluster", help="Start a dask LocalCluster for the run: local (one worker per core) or local:N.")]
-
-
-def _until_help(kind: str) -> str:
-    from sim.precision import metrics_help
-
-    return ("Keep playing chunks until the 95% interval half-width of METRIC is at most HALFWIDTH "
-            f"(--rounds/--samples is then the most used). Metrics: {metrics_help(kind)}.")
-
-
-UntilRunOpt = Annotated[str | None, typer.Option("--until-ci", help=_until_help("run"), metavar="METRIC=HALFWIDTH")]
-UntilDealOpt = Annotated[str | None, typer.Option("--until-ci", help=_until_help("deal"), metavar="METRIC=HALFWIDTH")]
 
 
 @app.command("run")
