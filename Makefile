@@ -42,4 +42,4 @@ reference-report: $(VENV)/.installed
 	$(BIN)/sim deal-stats --rack-size 22 --samples 10000000 --seed 2026 --out $(REF)/deal-22.parquet --overwrite
 	$(BIN)/sim report --data $(REF)/deal-21.parquet --data $(REF)/deal-22.parquet \
 		--data $(REF)/variants --data $(REF)/thresholds --notes reports/reference-notes.md \
-		--out reports/reference
+		--baseline players=4 --baseline open_points=101 --out reports/reference

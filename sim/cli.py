@@ -366,12 +366,20 @@ def report(
     title: Annotated[str, typer.Option("--title", help="The report's title.")] = "Rummy 101 balancing report",
     notes: Annotated[Path | None, typer.Option(
         "--notes", help="A Markdown file of commentary to place after the key numbers.")] = None,
+    baseline: Annotated[list[str] | None, typer.Option(
+        "--baseline", help="Reference value of a swept field, e.g. --baseline players=4 (repeatable).")] = None,
 ) -> None:
     """Build a static HTML report and its Markdown twin (figures, tables with 95% intervals,
     rules and provenance) from datasets."""
     from sim.report import build_report
 
-    page = build_report(data, out, title=title, notes=notes)
+    prefer = {}
+    for item in baseline or []:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip() or not value.strip():
+            raise SimError(f"--baseline {item!r}: expected field=value, e.g. players=4")
+        prefer[key.strip()] = value.strip()
+    page = build_report(data, out, title=title, notes=notes, baseline=prefer)
     figures = len(list((out / "figures").glob("*.png")))
     typer.echo(f"report written: {page} and {page.with_suffix('.md')} ({figures} figures)")
 

@@ -176,7 +176,8 @@ def paired_forest(comp: pl.DataFrame, metrics: tuple[str, ...]):
     ``comp`` from :func:`sim.analysis.compare_variants` with a ``field`` column."""
     rows = comp.select("field", "variant").unique(maintain_order=True)
     labels = [f"{r['variant']} ({r['field']})" for r in rows.iter_rows(named=True)]
-    fig, axes = plt.subplots(1, len(metrics), sharey=True, figsize=(12.5, 0.32 * len(labels) + 2.4), squeeze=False)
+    fig, axes = plt.subplots(1, len(metrics), sharey=True, figsize=(12.5, 0.32 * len(labels) + 2.4), squeeze=False,
+                             layout="constrained")
     for ax, metric in zip(axes[0], metrics, strict=True):
         m = rows.join(comp.filter(pl.col("metric") == metric), on=["field", "variant"], how="left")
         y = np.arange(m.height)
@@ -189,5 +190,5 @@ def paired_forest(comp: pl.DataFrame, metrics: tuple[str, ...]):
         ax.set_xlabel("difference" + unit, fontsize=9.5)
     axes[0][0].set_yticks(np.arange(len(labels)), labels, fontsize=7.5)
     axes[0][0].invert_yaxis()
-    fig.suptitle("Paired differences against the baseline value of each swept field, 95% intervals", y=1.03)
+    fig.suptitle("Paired differences against the reference value of each swept field, 95% intervals")
     return fig

@@ -85,10 +85,11 @@ def _shown(df: pl.DataFrame, keys: list[str], base: dict, vary: str | None = Non
     return [c for c in combos if all(c.get(k) == v for k, v in base.items() if k != vary)][:most]
 
 
-def _baseline(ds: A.Dataset) -> dict:
-    """The first value of every swept field, by the manifest's order."""
+def _baseline(ds: A.Dataset, prefer: dict[str, str]) -> dict:
+    """The reference variant: the preferred value of every swept field it names (``--baseline``),
+    the first value of the others."""
     first = ds.variants[0]["partition"]
-    return {k: _typed(v) for k, v in first.items()}
+    return {k: _typed(prefer.get(k, v)) for k, v in first.items()}
 
 
 def _typed(v: str):
@@ -145,9 +146,9 @@ def _glance(rep: Report, ds: A.Dataset) -> None:
     rep.table(pl.DataFrame(rows), {"rounds": ","})
 
 
-def _opening_figures(rep: Report, ds: A.Dataset) -> None:
+def _opening_figures(rep: Report, ds: A.Dataset, prefer: dict) -> None:
     keys = list(ds.keys)
-    base = _baseline(ds)
+    base = _baseline(ds, prefer)
     obt = A.opened_by_turn(ds, max_turn=10, by=[*keys, "players"] if "players" not in keys else keys)
     others = {k: v for k, v in base.items() if k != "players"}
     rep.add("### When do players open?", "",
@@ -187,7 +188,7 @@ def _opening_figures(rep: Report, ds: A.Dataset) -> None:
     rep.figure(plots.opening_value_cdf(vals, _shown(vals, keys, base)), "opening-values",
                "Cumulative distribution of the points laid down in melds openings.")
 
-def _threshold_section(rep: Report, ds: A.Dataset) -> None:
+def _threshold_section(rep: Report, ds: A.Dataset, prefer: dict) -> None:
     keys = list(ds.keys)
     order = A.threshold_by_order(ds, by=[*keys, "threshold_mode"] if "threshold_mode" not in keys else keys)
     inc = order.filter(pl.col("threshold_mode") == "increasing")
@@ -202,7 +203,7 @@ def _threshold_section(rep: Report, ds: A.Dataset) -> None:
         rep.table(inc.select(*cols, "open_order", "n", "threshold in force", pl.col("mean_value").round(1)),
                   {"n": ","})
         fig = plots.threshold_by_order(
-            inc, _shown(inc, cols, {k: v for k, v in _baseline(ds).items() if k in cols}, vary="players"))
+            inc, _shown(inc, cols, {k: v for k, v in _baseline(ds, prefer).items() if k in cols}, vary="players"))
         rep.figure(fig, "threshold-by-order", "The bar each melds opener faces in increasing mode (T-THR-2), "
                    "with 95% bands, and the mean value it lays down.")
     if "open_points" in keys:
@@ -223,9 +224,9 @@ def _threshold_section(rep: Report, ds: A.Dataset) -> None:
                   {"n": ","})
 
 
-def _penalty_section(rep: Report, ds: A.Dataset) -> None:
+def _penalty_section(rep: Report, ds: A.Dataset, prefer: dict) -> None:
     keys = list(ds.keys)
-    base = _baseline(ds)
+    base = _baseline(ds, prefer)
     rep.add("### Penalties", "",
             "What the players who did not win lose, by how they opened: melds lose their rack, "
             "pairs twice it, players who never opened 202 (T-SCORE-2); a joker finish doubles it, a "
@@ -272,7 +273,7 @@ REPORT_METRICS = ("opened_by_3", "never_opened", "stock_out", "mean_penalty", "s
 FOREST_METRICS = ("opened_by_3", "stock_out", "mean_penalty", "turns")
 
 
-def _comparison_section(rep: Report, ds: A.Dataset) -> None:
+def _comparison_section(rep: Report, ds: A.Dataset, prefer: dict) -> None:
     keys = list(ds.keys)
     values = {k: list(dict.fromkeys(_typed(v["partition"][k]) for v in ds.variants)) for k in keys}
     swept = [k for k in keys if len(values[k]) >= 2]
@@ -280,19 +281,20 @@ def _comparison_section(rep: Report, ds: A.Dataset) -> None:
         return
     frames = []
     for k in swept:
-        c = A.compare_variants(ds, {k: values[k][0]}, REPORT_METRICS)
-        frames.append(c.with_columns(pl.lit(f"{k} vs {values[k][0]}").alias("field")))
+        ref = _baseline(ds, prefer)[k]
+        c = A.compare_variants(ds, {k: ref}, REPORT_METRICS)
+        frames.append(c.with_columns(pl.lit(f"{k} vs {ref}").alias("field")))
     comp = pl.concat(frames)
     rep.add("### Paired comparisons", "",
-            "Each variant against the first value of one swept field, the others held equal. The "
+            "Each variant against the reference value of one swept field, the others held equal. The "
             "rounds of a sweep share their shuffled tiles (common random numbers), so every round "
             "gives a paired difference, and the interval of its mean is far tighter than that of two "
             "independent means: the last column gives the paired half-width of the first metric "
             "next to the unpaired one.", "")
     fig = plots.paired_forest(comp, FOREST_METRICS)
     rows = comp.select("field", "variant").unique(maintain_order=True)
-    rep.figure(fig, "paired-differences", "Paired differences of key metrics, each variant against the first "
-               "value of one swept field (the others equal), with 95% intervals.")
+    rep.figure(fig, "paired-differences", "Paired differences of key metrics, each variant against the reference "
+               "value of one swept field (the others equal), with 95% intervals (often narrower than the dots).")
     table = []
     for r in rows.iter_rows(named=True):
         sub = comp.filter((pl.col("field") == r["field"]) & (pl.col("variant") == r["variant"]))
@@ -350,11 +352,15 @@ def _classify(sources: list[Path]) -> tuple[list[A.Dataset], list[Path]]:
 
 
 def build_report(sources: list[str | Path], out: str | Path, title: str = "Rummy 101 balancing report",
-                 command: str | None = None, notes: str | Path | None = None) -> Path:
+                 command: str | None = None, notes: str | Path | None = None,
+                 baseline: dict[str, str] | None = None) -> Path:
     """Write ``out/report.md``, ``out/report.html`` and ``out/figures/*.png``; returns the HTML path.
 
-    ``notes``: a Markdown file of commentary placed after the key numbers.
+    ``notes``: a Markdown file of commentary placed after the key numbers. ``baseline``:
+    the reference value of swept fields (``{"players": "4"}``) for the key numbers, the
+    figures and the paired comparisons; the first value of a field otherwise.
     """
+    prefer = {k: str(v).lower() for k, v in (baseline or {}).items()}
     out = Path(out)
     datasets, deals = _classify([Path(s) for s in sources])
     notes_text = ""
@@ -372,7 +378,7 @@ def build_report(sources: list[str | Path], out: str | Path, title: str = "Rummy
     command = command or " ".join(shlex.quote(a) for a in ["sim", *sys.argv[1:]])
     with plt.rc_context(plots.STYLE):
         rep.add(f"# {title}", "")
-        rep.add(_headlines(datasets, deals), "")
+        rep.add(_headlines(datasets, deals, prefer), "")
         if notes_text:
             rep.add(notes_text.rstrip(), "")
         if deals:
@@ -384,10 +390,10 @@ def build_report(sources: list[str | Path], out: str | Path, title: str = "Rummy
                     f"{m['rounds']:,} rounds per variant, {len(ds.variants)} variant(s), seed {m['seed']}, "
                     f"bots: {', '.join(m['policies'])}.", "")
             _glance(rep, ds)
-            _opening_figures(rep, ds)
-            _threshold_section(rep, ds)
-            _penalty_section(rep, ds)
-            _comparison_section(rep, ds)
+            _opening_figures(rep, ds, prefer)
+            _threshold_section(rep, ds, prefer)
+            _penalty_section(rep, ds, prefer)
+            _comparison_section(rep, ds, prefer)
         _provenance_section(rep, datasets, deals)
         rep.add("To regenerate this report from the same data:", "", "```sh", command, "```", "")
     text = "\n".join(rep.lines) + "\n"
@@ -399,16 +405,18 @@ def build_report(sources: list[str | Path], out: str | Path, title: str = "Rummy
     return out / "report.html"
 
 
-def _headlines(datasets: list[A.Dataset], deals: list[Path]) -> str:
-    """A few sentences with the key numbers, from the first variant of each dataset."""
-    lines = ["Key numbers (95% intervals in brackets):", ""]
+def _headlines(datasets: list[A.Dataset], deals: list[Path], prefer: dict) -> str:
+    """The key numbers: the deal, each dataset's reference variant, and what changing one
+    swept field does to it (paired differences)."""
+    lines = ["Key numbers (95% intervals in brackets; differences are paired, in percentage points "
+             "for shares):", ""]
     if deals:
         d = A.deal_open_shares(deals).filter(pl.col("way") == "either")
         for r in d.iter_rows(named=True):
             lines.append(f"- A dealt rack of {r['rack_size']} tiles ({r['preset']}) can open at once in "
                          f"{_pct(r['share'], 2)} {_ci(r['ci_low'], r['ci_high'], digits=2)} of deals.")
     for ds in datasets:
-        base = _baseline(ds)
+        base = _baseline(ds, prefer)
         obt = _where(A.opened_by_turn(ds, max_turn=5), base)
         fin = _where(A.finish_rates(ds), base)
         so = fin.filter(pl.col("finish") == "stock_out").row(0, named=True)
@@ -420,12 +428,27 @@ def _headlines(datasets: list[A.Dataset], deals: list[Path]) -> str:
                      f"{_pct(seatn['share'])} {_ci(seatn['ci_low'], seatn['ci_high'])}; "
                      f"{_pct(so['share'])} {_ci(so['ci_low'], so['ci_high'])} of rounds end with the stock "
                      "exhausted.")
-        if "threshold_mode" in ds.keys and base.get("threshold_mode") == "fixed":
-            c = A.compare_variants(ds, {"threshold_mode": "fixed"}, ["opened_by_3", "stock_out", "mean_penalty"])
-            target = _label({**base, "threshold_mode": "increasing"})
-            for r in c.filter(pl.col("variant") == target).iter_rows(named=True):
-                lines.append(f"  - increasing thresholds (T-THR-2) change {A.ROUND_METRICS[r['metric']]} by "
-                             f"{r['diff']:+.3f} [{r['ci_low']:+.3f}, {r['ci_high']:+.3f}] (paired, {target}).")
+        for k in ds.keys:
+            levels = list(dict.fromkeys(_typed(v["partition"][k]) for v in ds.variants))
+            if len(levels) < 2:
+                continue
+            c = A.compare_variants(ds, {k: base[k]}, ["opened_by_3", "stock_out", "mean_penalty"])
+            for level in levels:
+                if level == base[k]:
+                    continue
+                row = {r["metric"]: r for r in c.filter(pl.col("variant") == _label({**base, k: level}))
+                       .iter_rows(named=True)}
+                if not row:
+                    continue
+
+                def pts(m: str, scale: float = 100.0, row=row) -> str:
+                    r = row[m]
+                    return (f"{scale * r['diff']:+.1f} [{scale * r['ci_low']:+.1f}, "
+                            f"{scale * r['ci_high']:+.1f}]")
+
+                lines.append(f"  - {k}={level} instead of {base[k]}: players opened by their 3rd turn "
+                             f"{pts('opened_by_3')}, stock-outs {pts('stock_out')}, mean penalty "
+                             f"{pts('mean_penalty', 1.0)} points.")
     return "\n".join(lines)
 
 
