@@ -3,6 +3,7 @@ CI sees the same examples every run) and small strategies for racks."""
 
 import os
 
+import pytest
 from hypothesis import HealthCheck, settings
 
 settings.register_profile(
@@ -10,3 +11,24 @@ settings.register_profile(
 )
 settings.register_profile("dev", deadline=None, suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
+
+
+
+@pytest.fixture(scope="session")
+def small_data(tmp_path_factory):
+    """A small sweep over players and threshold modes, an open_points sweep and a deal-stats
+    file, shared by the report and notebook tests."""
+    import sim
+    from sim import dealstats, runner
+
+    root = tmp_path_factory.mktemp("small-data")
+    base = sim.preset("rummy101")
+    variants = runner.grid_variants(base, {"players": ["2", "4"], "threshold_mode": ["fixed", "increasing"]})
+    runner.run(runner.RunSpec(variants, 150, 3, ("greedy",), 150, kind="sweep"), root / "variants",
+               jobs=1, progress=False)
+    thresholds = runner.grid_variants(base, {"open_points": ["91", "111"]})
+    runner.run(runner.RunSpec(thresholds, 150, 3, ("greedy",), 150, kind="sweep"), root / "thresholds",
+               jobs=1, progress=False)
+    deal = dealstats.run_deal_stats(base, 22, 3000, seed=1, jobs=1, progress=False)
+    dealstats.write(deal, root / "deal.parquet")
+    return root

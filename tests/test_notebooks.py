@@ -8,25 +8,12 @@ import nbformat
 import papermill
 import pytest
 
-import sim
-from sim import dealstats, runner
-
 NOTEBOOKS = sorted((Path(__file__).parent.parent / "notebooks").glob("*.py"))
 
 
 @pytest.fixture(scope="module")
-def data(tmp_path_factory):
-    root = tmp_path_factory.mktemp("nb")
-    variants = runner.grid_variants(sim.preset("rummy101"), {"players": ["2", "4"],
-                                                             "threshold_mode": ["fixed", "increasing"]})
-    runner.run(runner.RunSpec(variants, 120, 5, ("greedy",), 120, kind="sweep"), root / "variants",
-               jobs=1, progress=False)
-    thresholds = runner.grid_variants(sim.preset("rummy101"), {"open_points": ["91", "111"]})
-    runner.run(runner.RunSpec(thresholds, 120, 5, ("greedy",), 120, kind="sweep"), root / "thresholds",
-               jobs=1, progress=False)
-    deal = dealstats.run_deal_stats(sim.preset("rummy101"), 21, 2000, seed=1, jobs=1, progress=False)
-    dealstats.write(deal, root / "deal.parquet")
-    return root
+def data(small_data):
+    return small_data
 
 
 def test_four_notebooks_exist():

@@ -6,25 +6,13 @@ import hashlib
 import pytest
 from typer.testing import CliRunner
 
-import sim
-from sim import dealstats, runner
 from sim.cli import app
 from sim.report import build_report
 
 
 @pytest.fixture(scope="module")
-def data(tmp_path_factory):
-    root = tmp_path_factory.mktemp("rep")
-    variants = runner.grid_variants(sim.preset("rummy101"), {"players": ["2", "3"],
-                                                             "threshold_mode": ["fixed", "increasing"]})
-    runner.run(runner.RunSpec(variants, 150, 3, ("greedy",), 150, kind="sweep"), root / "sweep",
-               jobs=1, progress=False)
-    thresholds = runner.grid_variants(sim.preset("rummy101"), {"open_points": ["91", "111"]})
-    runner.run(runner.RunSpec(thresholds, 150, 3, ("greedy",), 150, kind="sweep"), root / "thr",
-               jobs=1, progress=False)
-    deal = dealstats.run_deal_stats(sim.preset("rummy101"), 22, 3000, seed=1, jobs=1, progress=False)
-    dealstats.write(deal, root / "deal.parquet")
-    return root
+def data(small_data):
+    return small_data
 
 
 def digest(folder):
@@ -35,7 +23,7 @@ def digest(folder):
 def test_report_has_html_markdown_figures_and_provenance(data, tmp_path):
     notes = tmp_path / "notes.md"
     notes.write_text("## Findings\n\nThe bar matters.\n")
-    page = build_report([data / "deal.parquet", data / "sweep", data / "thr"], tmp_path / "r",
+    page = build_report([data / "deal.parquet", data / "variants", data / "thresholds"], tmp_path / "r",
                         command="sim report ...", notes=notes)
     md = (tmp_path / "r" / "report.md").read_text()
     html = page.read_text()
@@ -51,15 +39,15 @@ def test_report_has_html_markdown_figures_and_provenance(data, tmp_path):
 
 
 def test_same_data_same_bytes(data, tmp_path):
-    build_report([data / "sweep", data / "deal.parquet"], tmp_path / "a", command="x")
-    build_report([data / "sweep", data / "deal.parquet"], tmp_path / "b", command="x")
+    build_report([data / "variants", data / "deal.parquet"], tmp_path / "a", command="x")
+    build_report([data / "variants", data / "deal.parquet"], tmp_path / "b", command="x")
     a, b = digest(tmp_path / "a"), digest(tmp_path / "b")
     assert a == b and len(a) > 5
 
 
 def test_cli_report_and_bad_sources(data, tmp_path):
     cli = CliRunner()
-    r = cli.invoke(app, ["report", "--data", str(data / "sweep"), "--out", str(tmp_path / "c")])
+    r = cli.invoke(app, ["report", "--data", str(data / "variants"), "--out", str(tmp_path / "c")])
     assert r.exit_code == 0, r.output
     assert (tmp_path / "c" / "report.html").exists()
     r = cli.invoke(app, ["report", "--data", str(tmp_path / "missing"), "--out", str(tmp_path / "d")])
