@@ -413,10 +413,6 @@ def build_run_table() -> np.ndarray:
     return table.astype(np.int32)
 
 
-def pattern_code(counts13) -> int:
-    return int(np.dot(np.asarray(counts13, dtype=np.int64), POW3))
-
-
 MAX_RUNS = 32  # runs one colour can hold, with room for wrapped pieces
 
 
@@ -595,19 +591,3 @@ def best_runs(counts13, jokers, forced, cyclic, states, tptr, tto, tdj, tk, tnoe
     if score == NEG:
         return 0, NEG
     return _replay_runs(counts13, moves, s0, cyclic, states, mends, mstarts, mgive, out), score
-
-
-def trace_runs(counts13, jokers: int, forced: int = 0, cyclic: bool = False):
-    """The runs behind the best score of one colour (Python convenience): a list of runs,
-    each a list of ``(number, is_joker)`` in order, and the score."""
-    a = automaton(max(jokers, 0))
-    out = np.zeros((MAX_RUNS, 3), dtype=np.int64)
-    count, score = best_runs(np.asarray(counts13, dtype=np.int64), jokers, forced, cyclic,
-                             *a.arrays(), *a.moves(), new_run_space(a.states.shape[0]), out)
-    if score == NEG:
-        return None, NEG
-    runs = []
-    for first, length, mask in out[:count]:
-        nums = [(first - 1 + i) % NUMBERS + 1 for i in range(length)]
-        runs.append([(num, bool((mask >> (num - 1)) & 1)) for num in nums])
-    return runs, score
