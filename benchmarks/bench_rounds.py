@@ -22,7 +22,7 @@ import numba
 
 import sim
 from sim import runner
-from sim.engine import play
+from sim.games.rummy101 import play
 
 
 def per_core(players: int, rounds: int, repeats: int, policy: str) -> float:

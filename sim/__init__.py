@@ -1,16 +1,31 @@
 """Simulation and analytics for rummy games played with tiles and cards.
 
 The flow: :mod:`sim.rules` (what is allowed) -> :mod:`sim.solver` (the best opening of a
-rack) -> :mod:`sim.deal` (dealing racks reproducibly) -> :mod:`sim.dealstats` (how often a
-dealt rack can open) -> :mod:`sim.store` (Parquet with provenance) -> :mod:`sim.cli`.
+rack) -> :mod:`sim.games` (each family's rounds: engine, bots, referee, tables) ->
+:mod:`sim.runner` (many rounds in parallel) -> :mod:`sim.store` (Parquet with
+provenance) -> :mod:`sim.analysis`, :mod:`sim.report` -> :mod:`sim.cli`.
+
+Importing ``sim`` imports no numba kernel: the solver's functions load on first use
+(:mod:`sim.jit` compiles them once per machine).
 """
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
 
 from sim.errors import DatasetError, NotationError, RulesError, SimError
 from sim.rules import PRESETS, Rules, preset
-from sim.solver.api import Opening, best_opening, evaluate_racks, opening_values
 from sim.tiles import Meld, Rack, parse_meld, parse_rack, parse_tile
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
+
+_LAZY = {  # public names living in modules that bring numba with them
+    "Opening": "sim.solver.api",
+    "best_opening": "sim.solver.api",
+    "evaluate_racks": "sim.solver.api",
+    "opening_values": "sim.solver.api",
+}
 
 __all__ = [
     "PRESETS",
@@ -31,3 +46,11 @@ __all__ = [
     "parse_tile",
     "preset",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        value = getattr(importlib.import_module(_LAZY[name]), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'sim' has no attribute {name!r}")

@@ -25,7 +25,7 @@ from sim.rules import Rules
 from sim.stats import Z95, wilson_interval
 from sim.store import read_metadata
 
-SETTINGS = ("players", "threshold_mode", "open_points", "open_pairs", "button_jokers")
+SETTINGS = ("players", "threshold_mode", "open_points", "open_pairs", "button_jokers", "starter_may_open")
 
 
 @dataclass(frozen=True)
@@ -83,8 +83,9 @@ def open_dataset(path: str | Path) -> Dataset:
         _check_files(path, table)
     rounds = pl.scan_parquet(str(path / "rounds" / "**" / "*.parquet"), hive_partitioning=True)
     players = pl.scan_parquet(str(path / "players" / "**" / "*.parquet"), hive_partitioning=True)
+    present = rounds.collect_schema().names()
     round_cols = ["round_id", *keys, "finish", "winner_seat", pl.col("turns").alias("round_turns"),
-                  "stock_left", *[c for c in SETTINGS if c not in keys]]
+                  "stock_left", *[c for c in SETTINGS if c not in keys and c in present]]
     players = players.join(rounds.select(round_cols), on=["round_id", *keys], how="left")
     return Dataset(path, manifest, keys, rounds, players)
 

@@ -30,9 +30,10 @@ SetOpt = Annotated[list[str] | None, typer.Option(
 
 RoundsOpt = Annotated[int, typer.Option("--rounds", "-n", help="Rounds to play (per variant in a sweep).")]
 SeedOpt = Annotated[int, typer.Option(
-    "--seed", help="Seed: the same seed and settings give the same rounds.")]
+    "--seed", min=0, max=2**63 - 1, help="Seed, 0 to 2**63-1: the same seed and settings give the same data.")]
 JobsOpt = Annotated[int | None, typer.Option("--jobs", "-j", help="Worker processes [default: all cores].")]
-PolicyOpt = Annotated[str, typer.Option("--policy", help="Bot for every seat: greedy or careful.")]
+PolicyOpt = Annotated[str | None, typer.Option(
+    "--policy", help="Bot for every seat [default: the family's first, greedy]; see the README.")]
 SeatPolicyOpt = Annotated[str | None, typer.Option(
     "--seat-policy", help="Bots by seat, e.g. 0=greedy,1=careful (the others take --policy).")]
 ChunkOpt = Annotated[int, typer.Option("--chunk", help="Rounds per chunk file (does not change the data).")]
@@ -47,10 +48,15 @@ ClusterOpt = Annotated[str | None, typer.Option(
 
 
 def _until_help(kind: str) -> str:
-    from sim.precision import metrics_help
+    from sim.games import families
+    from sim.precision import DEAL_METRICS, metrics_help
 
+    if kind == "deal":
+        metrics = metrics_help(DEAL_METRICS)
+    else:
+        metrics = " ".join(f"{f.title}: {metrics_help(f.metrics)}." for f in families())
     return ("Keep playing chunks until the 95% interval half-width of METRIC is at most HALFWIDTH "
-            f"(--rounds/--samples is then the most used). Metrics: {metrics_help(kind)}.")
+            f"(--rounds/--samples is then the most used). Metrics: {metrics}")
 
 
 UntilRunOpt = Annotated[str | None, typer.Option("--until-ci", help=_until_help("run"), metavar="METRIC=HALFWIDTH")]
@@ -205,10 +211,10 @@ def deal_stats(
 ) -> None:
     """Deal racks from the full tile set and tell how often they can open (with 95% intervals)."""
     from sim import dealstats
-    from sim.precision import parse_target
+    from sim.precision import DEAL_METRICS, parse_target
 
     rules = _rules(preset_name, settings)
-    until = parse_target(until_ci, "deal") if until_ci else None
+    until = parse_target(until_ci, DEAL_METRICS) if until_ci else None
     size = rack_size if rack_size is not None else rules.deal_size()
     if out is None:
         out = Path("data/deal-stats") / f"{rules.name}-r{size}-n{samples}-s{seed}.parquet"
@@ -225,10 +231,8 @@ def deal_stats(
         typer.echo(dealstats.format_summary(summary, size, seed, stats.seconds, out))
 
 
-def _seat_policies(policy: str, seat_policy: str | None, players: int) -> tuple[str, ...]:
-    from sim.engine.bots import POLICIES
-
-    names = [policy] * players
+def _seat_policies(family, policy: str | None, seat_policy: str | None, players: int) -> tuple[str, ...]:
+    names = [policy or family.policies[0]] * players
     if seat_policy:
         for item in seat_policy.split(","):
             seat, sep, name = item.partition("=")
@@ -238,11 +242,28 @@ def _seat_policies(policy: str, seat_policy: str | None, players: int) -> tuple[
                 raise SimError(f"--seat-policy {item!r}: seats are 0-{players - 1}")
             names[int(seat)] = name.strip()
     for name in names:
-        if name not in POLICIES:
-            raise SimError(f"unknown policy {name!r}; policies: {', '.join(POLICIES)}")
+        if name not in family.policies:
+            raise SimError(f"unknown policy {name!r}; {family.title} policies: {', '.join(family.policies)}")
     return tuple(names) if len(set(names)) > 1 else (names[0],)
 
 
+def _trace_ids(text: str) -> list[int]:
+    """``7``, ``3,5,9`` or ``10-19`` -> the round ids."""
+    ids: list[int] = []
+    for part in text.split(","):
+        part = part.strip()
+        first, dash, last = part.partition("-")
+        try:
+            lo = int(first)
+            hi = int(last) if dash else lo
+        except ValueError:
+            raise SimError(f"--trace {text!r}: expected an id, a list 3,5,9 or a range 10-19") from None
+        if lo < 0 or hi < lo:
+            raise SimError(f"--trace {text!r}: ids start at 0 and a range goes up (10-19)")
+        if hi - lo >= 100_000:
+            raise SimError(f"--trace {text!r}: at most 100,000 ids at once")
+        ids.extend(range(lo, hi + 1))
+    return ids
 
 
 @app.command("run")
@@ -259,9 +280,10 @@ def run_rounds(
     settings: SetOpt = None,
     out: Annotated[Path | None, typer.Option("--out", "-o", help="Run directory to write.")] = None,
     chunk: ChunkOpt = 10_000,
-    trace: Annotated[int | None, typer.Option(
-        "--trace", help="Print every action of round ROUND_ID (checked by the referee); writes nothing.",
-        metavar="ROUND_ID")] = None,
+    trace: Annotated[str | None, typer.Option(
+        "--trace", help="Print every action of these rounds, checked by the referee: an id, a list 3,5,9 "
+        "or a range 10-19; with --json one JSON object per round and line (README: JSON traces). Writes nothing.",
+        metavar="IDS")] = None,
     as_json: JsonOpt = False,
     overwrite: OverwriteOpt = False,
     progress: ProgressOpt = True,
@@ -269,41 +291,35 @@ def run_rounds(
     cluster: ClusterOpt = None,
     until_ci: UntilRunOpt = None,
 ) -> None:
-    """Play Rummy 101 rounds with bots in parallel and write the rounds and players tables."""
+    """Play rounds with bots in parallel and write the family's tables (Rummy 101: rounds, players)."""
     from sim import runner
+    from sim.games import family_of
     from sim.precision import parse_target
 
     rules = _rules(preset_name, settings)
     if players is not None:
         rules = rules.replace(players=players)
-    policies = _seat_policies(policy, seat_policy, rules.players)
-    until = parse_target(until_ci, "run", rules.players) if until_ci else None
+    family = family_of(rules)
+    policies = _seat_policies(family, policy, seat_policy, rules.players)
+    until = parse_target(until_ci, family.metrics, rules.players) if until_ci else None
     if trace is not None:
-        _print_trace(rules, seed, trace, policies)
+        _print_traces(family, rules, seed, _trace_ids(trace), policies, as_json)
         return
     if out is None:
-        raise SimError("--out DIR is required (or --trace ROUND_ID to print one round)")
-    if rounds < 1 or chunk < 1:
-        raise SimError("--rounds and --chunk must be at least 1")
+        raise SimError("--out DIR is required (or --trace IDS to print rounds)")
     spec = runner.RunSpec((runner.Variant(rules),), rounds, seed, policies, chunk, until=until)
     report = runner.run(spec, out, jobs=jobs, progress=progress, overwrite=overwrite, scheduler=scheduler,
                         cluster=cluster)
     typer.echo(json.dumps(report.summary) if as_json else runner.format_summary(report))
 
 
-def _print_trace(rules, seed: int, round_id: int, policies) -> None:
-    from sim.engine import play
-    from sim.engine.trace import format_trace
-    from sim.reference.referee import referee
-
-    if round_id < 0:
-        raise SimError("--trace: round ids start at 0")
-    codes = play.policy_codes(list(policies), rules.players)
-    t = play.trace_round(rules, seed, round_id, codes)
-    typer.echo(format_trace(t, seed, round_id))
-    problems = referee(rules, t.deck, t.events)
-    typer.echo("referee: every action checked, scores recomputed: "
-               + ("no violations" if not problems else "; ".join(problems)))
+def _print_traces(family, rules, seed: int, ids: list[int], policies, as_json: bool) -> None:
+    seats = list(policies) * rules.players if len(policies) == 1 else list(policies)
+    for unit_id in ids:
+        if as_json:
+            typer.echo(json.dumps(family.trace_json(rules, seed, unit_id, seats)))
+        else:
+            typer.echo(family.trace_text(rules, seed, unit_id, seats))
 
 
 @app.command()
@@ -329,6 +345,7 @@ def sweep(
     """Play every combination of the --grid values into one hive-partitioned dataset, the
     same shuffled tiles for the same round id in every variant."""
     from sim import runner
+    from sim.games import family_of
     from sim.precision import parse_target
 
     if out is None:
@@ -344,13 +361,12 @@ def sweep(
         if key.strip() in values:
             raise SimError(f"--grid {key.strip()} given twice")
         values[key.strip()] = vals
-    if rounds < 1 or chunk < 1:
-        raise SimError("--rounds and --chunk must be at least 1")
     base = _rules(preset_name, settings)
     variants = runner.grid_variants(base, values)
     players = min(v.rules.players for v in variants)
-    until = parse_target(until_ci, "run", players) if until_ci else None
-    spec = runner.RunSpec(variants, rounds, seed, _seat_policies(policy, None, 4)[:1], chunk, kind="sweep",
+    family = family_of(base)
+    until = parse_target(until_ci, family.metrics, players) if until_ci else None
+    spec = runner.RunSpec(variants, rounds, seed, _seat_policies(family, policy, None, 4)[:1], chunk, kind="sweep",
                           until=until)
     report = runner.run(spec, out, jobs=jobs, progress=progress, overwrite=overwrite, scheduler=scheduler,
                         cluster=cluster)

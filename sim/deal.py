@@ -9,12 +9,15 @@ chunk it falls in, and no generator state is shared between threads.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from numba import prange
 
+from sim.jit import I1, I8_1, I8_2, U1, Workload, i64, kernel, prepare, u64
 from sim.tiles import COUNTS_LEN, JOKER, KINDS
 
 STREAM_DEAL_STATS = 1  # stream numbers keep the deals of different jobs apart
 STREAM_ROUNDS = 2
+
+DEAL_WORKLOAD = Workload("dealing", ("sim.deal",))  # sim.jit: the kernels deal_racks needs
 
 _M0 = np.uint64(0xD2E7470EE14C6C93)
 _M1 = np.uint64(0xCA5A826395121157)
@@ -24,7 +27,7 @@ _LO32 = np.uint64(0xFFFFFFFF)
 _S32 = np.uint64(32)
 
 
-@njit(cache=True, inline="always")
+@kernel(inline=True)
 def _mulhilo(a, b):
     """High and low 64-bit halves of the 128-bit product ``a * b`` (jit-compiled)."""
     a_lo = a & _LO32
@@ -40,7 +43,7 @@ def _mulhilo(a, b):
     return hi, a * b
 
 
-@njit(cache=True)
+@kernel(u64, u64, u64, u64, u64, u64, U1)
 def philox_block(key0, key1, c0, c1, c2, c3, out):
     """Philox4x64-10 of counter (c0..c3) under key (key0, key1) into ``out[0:4]``
     (jit-compiled). Equals ``numpy.random.Philox`` output for the same key and counter."""
@@ -63,14 +66,14 @@ def philox_block(key0, key1, c0, c1, c2, c3, out):
     out[3] = x3
 
 
-@njit(cache=True, inline="always")
+@kernel(inline=True)
 def below(r, m):
     """An integer uniform in [0, m) from 64 random bits (multiply-shift; bias < m / 2**64)."""
     hi, _ = _mulhilo(r, np.uint64(m))
     return np.int64(hi)
 
 
-@njit(cache=True)
+@kernel(i64)
 def full_deck(jokers):
     """The tiles of the set as kinds, two of every numbered tile and ``jokers`` jokers."""
     deck = np.empty(2 * KINDS + jokers, dtype=np.int64)
@@ -82,7 +85,7 @@ def full_deck(jokers):
     return deck
 
 
-@njit(cache=True)
+@kernel(i64, i64, i64, I1, i64)
 def shuffle_into(seed, stream, index, deck, size):
     """Philox-driven Fisher-Yates of the first ``size`` positions of ``deck``, in place:
     item ``index`` of ``seed`` on ``stream`` (jit-compiled)."""
@@ -95,7 +98,7 @@ def shuffle_into(seed, stream, index, deck, size):
         deck[j], deck[pick] = deck[pick], deck[j]
 
 
-@njit(cache=True)
+@kernel(i64, i64, i64, I1, i64, I8_1)
 def deal_rack_into(seed, stream, index, deck, size, out_counts):
     """Deal rack ``index`` of ``seed``: the first ``size`` tiles of a shuffle of ``deck``
     (modified in place), as counts (jit-compiled)."""
@@ -106,7 +109,7 @@ def deal_rack_into(seed, stream, index, deck, size, out_counts):
         out_counts[deck[j]] += 1
 
 
-@njit(cache=True, parallel=True)
+@kernel(i64, i64, i64, i64, i64, i64, I8_2, parallel=True)
 def _deal_racks(seed, stream, start, count, size, jokers, out):
     for i in prange(count):
         deck = full_deck(jokers)
@@ -121,6 +124,7 @@ def deal_racks(seed: int, start: int, count: int, size: int, jokers: int = 2,
         raise ValueError(f"seed must be between 0 and 2**63 - 1, got {seed}")
     if not 1 <= size <= 2 * KINDS + jokers:
         raise ValueError(f"rack size must be 1-{2 * KINDS + jokers}, got {size}")
+    prepare(DEAL_WORKLOAD)
     out = np.zeros((count, COUNTS_LEN), dtype=np.int8)
     _deal_racks(seed, stream, start, count, size, jokers, out)
     return out

@@ -9,37 +9,34 @@ same data whatever the number of workers (the chunk size sets the granularity).
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-import polars as pl
 
 from sim.errors import SimError
 from sim.stats import Z95, wilson_interval
 
-RUN_METRICS = {
-    "p_open_by_turn_T": "share of players opened by their own T-th turn (all seats)",
-    "p_open_by_turn_T_seat_S": "the same for seat S",
-    "win_seat_S": "share of rounds won by seat S",
-    "stock_out": "share of rounds ending with the stock exhausted",
-    "mean_score": "mean score of all players",
-    "mean_score_seat_S": "mean score of seat S",
-    "mean_penalty": "mean penalty of the players who did not win",
-    "mean_turns": "mean turns per round",
-}
-DEAL_METRICS = {
-    "p_open": "share of dealt racks that can open",
-    "p_melds": "share that can open by melds",
-    "p_pairs": "share that can open by pairs",
-    "mean_value": "mean best melds value",
-}
-_PATTERNS = {
-    "run": [r"p_open_by_turn_(?P<turn>\d+)(_seat_(?P<seat>\d+))?", r"win_seat_(?P<seat>\d+)", "stock_out",
-            "mean_score", r"mean_score_seat_(?P<seat>\d+)", "mean_penalty", "mean_turns"],
-    "deal": ["p_open", "p_melds", "p_pairs", "mean_value"],
-}
+
+@dataclass(frozen=True)
+class Metric:
+    """An ``--until-ci`` metric: its name as the user writes it (``T`` a turn, ``S`` a
+    seat), the regular expression that reads it, what it measures, and whether it is a
+    share (Wilson interval) or a mean (normal interval)."""
+
+    name: str
+    pattern: str
+    help: str
+    share: bool
+
+
+DEAL_METRICS = (
+    Metric("p_open", "p_open", "share of dealt racks that can open", True),
+    Metric("p_melds", "p_melds", "share that can open by melds", True),
+    Metric("p_pairs", "p_pairs", "share that can open by pairs", True),
+    Metric("mean_value", "mean_value", "mean best melds value", False),
+)
 
 
 @dataclass(frozen=True)
@@ -48,17 +45,14 @@ class Target:
 
     metric: str
     halfwidth: float
+    share: bool = True  # a share (Wilson interval) or a mean (normal interval)
     turn: int | None = None
     seat: int | None = None
-
-    @property
-    def is_share(self) -> bool:
-        return self.metric.startswith(("p_", "win_", "stock_out"))
 
     def width(self, acc: np.ndarray) -> float:
         """95% half-width from accumulated statistics: shares (successes, trials, 0) with a
         Wilson interval, means (count, sum, sum of squares) with a normal one."""
-        if self.is_share:
+        if self.share:
             k, n = acc[0], acc[1]
             if n == 0:
                 return float("inf")
@@ -71,7 +65,7 @@ class Target:
         return Z95 * float(np.sqrt(var / n))
 
     def estimate(self, acc: np.ndarray) -> float:
-        return float(acc[0] / acc[1]) if self.is_share else float(acc[1] / acc[0])
+        return float(acc[0] / acc[1]) if self.share else float(acc[1] / acc[0])
 
     def met(self, acc: np.ndarray) -> bool:
         return self.width(acc) <= self.halfwidth
@@ -80,12 +74,11 @@ class Target:
         return f"{self.metric}={self.halfwidth:g}"
 
 
-def metrics_help(kind: str) -> str:
-    table = RUN_METRICS if kind == "run" else DEAL_METRICS
-    return "; ".join(f"{k}: {v}" for k, v in table.items())
+def metrics_help(metrics: Sequence[Metric]) -> str:
+    return "; ".join(f"{m.name}: {m.help}" for m in metrics)
 
 
-def parse_target(text: str, kind: str, players: int | None = None) -> Target:
+def parse_target(text: str, metrics: Sequence[Metric], players: int | None = None) -> Target:
     """``p_open_by_turn_3=0.001`` -> Target; a clear error names what is wrong."""
     metric, sep, value = text.partition("=")
     metric = metric.strip()
@@ -95,9 +88,9 @@ def parse_target(text: str, kind: str, players: int | None = None) -> Target:
         width = float("nan")
     if not sep or not width > 0 or not np.isfinite(width):
         raise SimError(f"--until-ci {text!r}: expected METRIC=HALFWIDTH with a positive half-width, "
-                       "e.g. p_open_by_turn_3=0.001")
-    for pattern in _PATTERNS[kind]:
-        m = re.fullmatch(pattern, metric)
+                       f"e.g. {metrics[0].name.replace('_T', '_3').replace('_S', '_0')}=0.001")
+    for known in metrics:
+        m = re.fullmatch(known.pattern, metric)
         if m:
             groups = m.groupdict()
             turn = int(groups["turn"]) if groups.get("turn") else None
@@ -106,32 +99,9 @@ def parse_target(text: str, kind: str, players: int | None = None) -> Target:
                 raise SimError(f"--until-ci {metric}: turns count from 1")
             if seat is not None and players is not None and seat >= players:
                 raise SimError(f"--until-ci {metric}: seats are 0-{players - 1}")
-            return Target(metric, width, turn, seat)
-    known = ", ".join(RUN_METRICS if kind == "run" else DEAL_METRICS)
-    raise SimError(f"--until-ci: unknown metric {metric!r}; metrics: {known}")
-
-
-def round_stats(target: Target, rounds: pl.DataFrame, players: pl.DataFrame) -> np.ndarray:
-    """Sufficient statistics of one chunk of rounds for ``target``."""
-    m = target.metric
-    if m.startswith("p_open_by_turn"):
-        p = players if target.seat is None else players.filter(pl.col("seat") == target.seat)
-        k = int((p["open_turn"] <= target.turn).fill_null(False).sum())
-        return np.array([k, p.height, 0], dtype=float)
-    if m.startswith("win_seat"):
-        return np.array([int((rounds["winner_seat"] == target.seat).fill_null(False).sum()), rounds.height, 0], float)
-    if m == "stock_out":
-        return np.array([int((rounds["finish"].cast(pl.String) == "stock_out").sum()), rounds.height, 0], float)
-    if m == "mean_turns":
-        values = rounds["turns"].cast(pl.Float64).to_numpy()
-    elif m == "mean_penalty":
-        won = players.join(rounds.select("round_id", "winner_seat"), on="round_id")
-        won = won.filter(won["winner_seat"].is_null() | (won["winner_seat"] != won["seat"]))
-        values = (-won["score"]).cast(pl.Float64).to_numpy()
-    else:
-        p = players if target.seat is None else players.filter(pl.col("seat") == target.seat)
-        values = p["score"].cast(pl.Float64).to_numpy()
-    return np.array([values.size, values.sum(), (values * values).sum()], dtype=float)
+            return Target(metric, width, known.share, turn, seat)
+    names = ", ".join(m.name for m in metrics)
+    raise SimError(f"--until-ci: unknown metric {metric!r}; metrics: {names}")
 
 
 @dataclass

@@ -35,6 +35,9 @@ class Rules:
     # Deal (T-SET-2, K-SET-1, C-SET-1). rack_size 0 for cards means "10 with 2 players, else 7".
     rack_size: int = 21
     starter_extra: int = 1
+    # T-SET-2 Decision: the starter's first turn skips only the take, and may open and lay
+    # down before its discard; false: that first turn is the discard alone.
+    starter_may_open: bool = True
     jokers: int = 2
     # Opening (T-OPEN, T-THR, K-OPEN-1). open_pairs 0: no pairs opening (Rummikub, cards).
     open_points: int = 101

@@ -1,11 +1,13 @@
-"""Runs of many Rummy 101 rounds: chunks played in parallel worker processes (joblib),
-one Parquet file per chunk and table, resumable, described by a manifest.
+"""Runs of many rounds of any family: chunks played in parallel worker processes (joblib)
+or on a dask cluster, one Parquet file per chunk and table, resumable, described by a
+manifest. The family (:mod:`sim.games`) plays the chunks and names the tables; this
+module never names a game.
 
 A run directory holds::
 
-    DIR/manifest.json                      what was asked: rules, rounds, seed, policies
-    DIR/rounds/[k=v/...]part-NNNNNN.parquet one row per round
-    DIR/players/[k=v/...]part-NNNNNN.parquet one row per player per round
+    DIR/manifest.json                        what was asked: rules, rounds, seed, policies
+    DIR/<table>/[k=v/...]part-NNNNNNNNNN.parquet  one file per chunk for every table of
+                                             the family (Rummy 101: rounds, players)
 
 A sweep is a run with several variants of the rules, each in its own hive partition
 (``players=4/threshold_mode=fixed/...``); every variant plays the same round ids with
@@ -26,28 +28,20 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numba
-import numpy as np
 import polars as pl
 from tqdm.auto import tqdm
 
-from sim.engine import core
-from sim.engine import round as rnd
-from sim.engine.bots import POLICIES
-from sim.engine.play import play_chunk, policy_codes
-from sim.errors import DatasetError, RulesError
+from sim.errors import DatasetError, RulesError, SimError
+from sim.games import family_of
+from sim.games.family import Family
 from sim.parallel import Workers
-from sim.precision import Stream, Target, round_stats, run_until
+from sim.precision import Stream, Target, run_until
 from sim.rules import Rules
-from sim.stats import mean_interval, share
 from sim.store import check_writable, provenance, read_metadata, write_parquet
 
 CHUNK_ROUNDS = 10_000
 MANIFEST = "manifest.json"
-FINISH = pl.Enum(list(core.FINISH_NAMES))
-OPEN_KIND = pl.Enum(["melds", "pairs"])
-POLICY = pl.Enum(list(POLICIES))
-SETTINGS = ("players", "threshold_mode", "open_points", "open_pairs", "button_jokers")
-OPENED_BY = (1, 3, 5)  # own turns at which the summary tells the share opened
+MAX_SEED = 2**63 - 1
 
 
 @dataclass(frozen=True)
@@ -74,9 +68,23 @@ class RunSpec:
     kind: str = "run"
     until: Target | None = None  # with a target, ``rounds`` is the most each variant may use
 
+    def __post_init__(self) -> None:
+        if not 0 <= self.seed <= MAX_SEED:
+            raise SimError(f"--seed must be 0 to 2**63-1 (got {self.seed})")
+        if self.rounds < 1 or self.chunk < 1:
+            raise SimError("--rounds and --chunk must be at least 1")
+        names = {v.rules.family for v in self.variants}
+        if len(names) != 1:
+            raise RulesError(f"a run plays one family; these variants mix {', '.join(sorted(names))}")
+
+    @property
+    def family(self) -> Family:
+        return family_of(self.variants[0].rules)
+
     def manifest(self) -> dict:
         return {
             "kind": self.kind,
+            "family": self.variants[0].rules.family,
             "rounds": self.rounds,
             "seed": self.seed,
             "policies": list(self.policies),
@@ -95,77 +103,20 @@ def seat_policies(policies: tuple[str, ...], players: int) -> list[str]:
     return list(policies) * players if len(policies) == 1 else list(policies)
 
 
-def _paths(out: Path, variant: Variant, start: int) -> tuple[Path, Path]:
+def _paths(out: Path, tables: tuple[str, ...], variant: Variant, start: int) -> tuple[Path, ...]:
     name = f"part-{start:010d}.parquet"
-    sub = variant.subdir
-    return (out / "rounds" / sub / name, out / "players" / sub / name)
-
-
-def chunk_tables(rules: Rules, seed: int, start: int, count: int, policies: list[str],
-                 drop: tuple[str, ...] = ()) -> tuple[pl.DataFrame, pl.DataFrame]:
-    """Play rounds ``start .. start+count-1`` and return the rounds and players tables.
-    Columns named in ``drop`` (the hive partition's) are left to the path."""
-    codes = policy_codes(policies, rules.players)
-    res = play_chunk(rules, seed, start, count, codes)
-    r, p = res.rounds, res.players
-    if (r[:, rnd.R_ERROR] != 0).any():
-        bad = int(np.flatnonzero(r[:, rnd.R_ERROR])[0])
-        raise RuntimeError(f"engine error {int(r[bad, rnd.R_ERROR])} in round {start + bad}")
-    round_id = np.arange(start, start + count, dtype=np.int64)
-    winner = r[:, rnd.R_WINNER]
-    rounds = pl.DataFrame({
-        "round_id": round_id,
-        "players": np.full(count, rules.players, dtype=np.int8),
-        "threshold_mode": [rules.threshold_mode] * count,
-        "open_points": np.full(count, rules.open_points, dtype=np.int16),
-        "open_pairs": np.full(count, rules.open_pairs, dtype=np.int8),
-        "button_jokers": np.full(count, rules.button_jokers, dtype=np.int8),
-        "policies": [",".join(policies)] * count,
-        "finish": pl.Series([core.FINISH_NAMES[i] for i in r[:, rnd.R_FINISH]], dtype=FINISH),
-        "winner_seat": _where(winner, winner >= 0, np.int8),  # T-END-1: no winner
-        "turns": r[:, rnd.R_TURNS].astype(np.int16),
-        "stock_left": r[:, rnd.R_STOCK_LEFT].astype(np.int16),
-    })
-    n, players = count, rules.players
-    kind = p[:, :, rnd.P_OPEN_KIND].reshape(-1)
-    opened = kind != core.OPEN_NONE
-
-    def when_opened(col: np.ndarray, dtype) -> pl.Series:
-        return _where(col, opened, dtype)
-
-    flat = p.reshape(n * players, rnd.P_LEN)
-    players_df = pl.DataFrame({
-        "round_id": np.repeat(round_id, players),
-        "seat": np.tile(np.arange(players, dtype=np.int8), n),
-        "policy": pl.Series(np.tile(np.array(policies), n), dtype=POLICY),
-        "opened": opened,
-        "open_kind": pl.Series([None, "melds", "pairs"][k] for k in kind).cast(OPEN_KIND),
-        "open_turn": when_opened(flat[:, rnd.P_OPEN_TURN], np.int16),
-        "open_value": when_opened(flat[:, rnd.P_OPEN_VALUE], np.int16),
-        "open_threshold": when_opened(flat[:, rnd.P_OPEN_THRESHOLD], np.int16),
-        "open_order": when_opened(flat[:, rnd.P_OPEN_ORDER], np.int8),
-        "took_discard": when_opened(flat[:, rnd.P_TOOK_DISCARD], np.bool_),
-        "rack_value": flat[:, rnd.P_RACK_VALUE].astype(np.int16),
-        "jokers_left": flat[:, rnd.P_JOKERS_LEFT].astype(np.int8),
-        "score": flat[:, rnd.P_SCORE].astype(np.int32),
-        "turns": flat[:, rnd.P_TURNS].astype(np.int16),
-        "button_turn": _where(flat[:, rnd.P_BUTTON_TURN], flat[:, rnd.P_BUTTON_TURN] > 0, np.int16),
-    })
-    keep_rounds = [c for c in rounds.columns if c not in drop]
-    return rounds.select(keep_rounds), players_df
-
-
-def _where(values: np.ndarray, keep: np.ndarray, dtype) -> pl.Series:
-    """``values`` as a column, null where ``keep`` is false."""
-    return pl.Series(np.where(keep, values, 0).astype(dtype)).scatter(np.flatnonzero(~keep), None)
+    return tuple(out / table / variant.subdir / name for table in tables)
 
 
 def _play_chunk(rules_json: str, seed: int, start: int, count: int, policies: list[str],
-                drop: tuple[str, ...]) -> tuple[pl.DataFrame, pl.DataFrame]:
+                drop: tuple[str, ...]) -> dict[str, pl.DataFrame]:
     """One chunk in a worker (one numba thread: the processes are the parallelism); the
     tables go back to the parent, which writes them, so workers need no shared disk."""
     numba.set_num_threads(1)
-    return chunk_tables(Rules.from_json(rules_json), seed, start, count, policies, drop)
+    rules = Rules.from_json(rules_json)
+    family = family_of(rules)
+    family.prepare(progress=False)  # a remote worker may have to compile: in order, once
+    return family.chunk_tables(rules, seed, start, count, policies, drop)
 
 
 def _chunk_meta(spec: RunSpec, v: Variant) -> dict[str, str]:
@@ -173,8 +124,8 @@ def _chunk_meta(spec: RunSpec, v: Variant) -> dict[str, str]:
                       partition=v.subdir, chunk=spec.chunk)
 
 
-def _chunk_done(paths: tuple[Path, Path], meta: dict[str, str]) -> bool:
-    """Both files of a chunk are there and were written by these settings."""
+def _chunk_done(paths: tuple[Path, ...], meta: dict[str, str]) -> bool:
+    """Every file of a chunk is there and was written by these settings."""
     for path in paths:
         if not path.exists():
             return False
@@ -187,24 +138,40 @@ def _chunk_done(paths: tuple[Path, Path], meta: dict[str, str]) -> bool:
     return True
 
 
-def _write_chunk(paths: tuple[Path, Path], meta: dict[str, str], start: int,
-                 tables: tuple[pl.DataFrame, pl.DataFrame], out: Path) -> None:
-    rounds, players = tables
-    chunk_meta = {**meta, "sim.first_round": str(start), "sim.rounds": str(rounds.height)}
+def _write_chunk(paths: tuple[Path, ...], meta: dict[str, str], start: int,
+                 tables: dict[str, pl.DataFrame], out: Path) -> None:
+    chunk_meta = {**meta, "sim.first_round": str(start), "sim.rounds": str(_units(tables))}
     try:
-        write_parquet(players, paths[1], {**chunk_meta, "sim.table": "players"})
-        write_parquet(rounds, paths[0], {**chunk_meta, "sim.table": "rounds"})
+        # The first table last: a chunk counts as done once all its files are there.
+        for (name, table), path in reversed(list(zip(tables.items(), paths, strict=True))):
+            write_parquet(table, path, {**chunk_meta, "sim.table": name})
     except OSError as e:
         raise DatasetError(
             f"cannot write {paths[0].parent}: {e.strerror or e}; the chunks written so far are kept "
             f"in {out}, rerun the same command to go on") from None
 
 
-def _clear_leftovers(out: Path) -> None:
+def _units(tables: dict[str, pl.DataFrame]) -> int:
+    """Rounds (or matches) in a chunk: the rows of its first table."""
+    return next(iter(tables.values())).height
+
+
+def _clear_leftovers(out: Path, tables: tuple[str, ...]) -> None:
     """Temporary files of a write that was killed: invisible to readers, removed here."""
-    for sub in ("rounds", "players"):
+    for sub in tables:
         for tmp in (out / sub).rglob(".*.tmp") if (out / sub).exists() else ():
             tmp.unlink(missing_ok=True)
+
+
+def _tables_of(manifest: dict | None, family: Family) -> tuple[str, ...]:
+    """The tables an old manifest's run wrote (its family's), and the new family's."""
+    names = list(family.tables)
+    try:
+        old = family_of(Rules.from_dict(manifest["variants"][0]["rules"])).tables
+        names += [t for t in old if t not in names]
+    except (TypeError, KeyError, IndexError, SimError):
+        pass
+    return tuple(names)
 
 
 def prepare(out: Path, spec: RunSpec, overwrite: bool) -> None:
@@ -224,12 +191,12 @@ def prepare(out: Path, spec: RunSpec, overwrite: bool) -> None:
                 raise DatasetError(
                     f"{out} holds a run with other settings ({manifest}); choose another --out "
                     "or pass --overwrite to replace it")
-            for sub in ("rounds", "players"):
+            for sub in _tables_of(old, spec.family):
                 shutil.rmtree(out / sub, ignore_errors=True)
     elif out.exists() and any(out.iterdir()) and not overwrite:
         raise DatasetError(f"{out} is not empty and holds no run manifest; choose another --out")
     check_writable(manifest)
-    _clear_leftovers(out)
+    _clear_leftovers(out, spec.family.tables)
     tmp = out / f".{MANIFEST}.{os.getpid()}.tmp"
     tmp.write_text(json.dumps(spec.manifest(), indent=2, sort_keys=True))
     os.replace(tmp, manifest)
@@ -254,14 +221,15 @@ def run(spec: RunSpec, out: Path, jobs: int | None = None, progress: bool = True
     processes or a dask cluster (``scheduler`` address, or ``cluster="local[:N]"``)."""
     out = Path(out)
     first = spec.variants[0]
+    family = spec.family
     played = [0]
     report = RunReport(spec, out, 0.0, 0, 0)
     with Workers(jobs, scheduler, cluster) as workers:  # a bad cluster fails before anything is written
         prepare(out, spec, overwrite)
         report.where = workers.describe()
-        # Compile here once: local workers then load the kernels from numba's cache.
-        chunk_tables(first.rules, spec.seed, 0, 1, seat_policies(spec.policies, first.rules.players))
-        bar = tqdm(total=None if spec.until else spec.rounds * len(spec.variants), unit="round",
+        # Compile here once, saying so: local workers then load the kernels from the cache.
+        family.prepare(progress)
+        bar = tqdm(total=None if spec.until else spec.rounds * len(spec.variants), unit=family.unit,
                    unit_scale=True, disable=not progress, desc=f"{spec.kind} {first.rules.name}", smoothing=0.05)
         t0 = time.perf_counter()
         try:
@@ -289,9 +257,10 @@ def _task_args(spec: RunSpec, v: Variant, start: int, count: int) -> tuple:
 
 def _run_all(spec: RunSpec, out: Path, workers: Workers, bar, played: list[int], report: RunReport) -> None:
     tasks, where = [], {}
+    tables = spec.family.tables
     for vi, start, count in spec.chunks():
         v = spec.variants[vi]
-        paths = _paths(out, v, start)
+        paths = _paths(out, tables, v, start)
         meta = _chunk_meta(spec, v)
         if _chunk_done(paths, meta):
             report.skipped += count
@@ -301,48 +270,49 @@ def _run_all(spec: RunSpec, out: Path, workers: Workers, bar, played: list[int],
         where[key] = (paths, meta, start)
         tasks.append((key, _task_args(spec, v, start, count)))
 
-    def write(key: str, tables) -> None:
+    def write(key: str, result: dict[str, pl.DataFrame]) -> None:
         paths, meta, start = where[key]
-        _write_chunk(paths, meta, start, tables, out)
-        played[0] += tables[0].height
-        bar.update(tables[0].height)
+        _write_chunk(paths, meta, start, result, out)
+        played[0] += _units(result)
+        bar.update(_units(result))
 
     workers.run(_play_chunk, tasks, write)
 
 
 def _run_until(spec: RunSpec, out: Path, workers: Workers, bar, played: list[int], report: RunReport) -> None:
     target = spec.until
+    family = spec.family
     streams = []
     for v in spec.variants:
         meta = _chunk_meta(spec, v)
 
         def stored(start, v=v, meta=meta):
-            paths = _paths(out, v, start)
+            paths = _paths(out, family.tables, v, start)
             if not _chunk_done(paths, meta):
                 return None
-            return pl.read_parquet(paths[0]), pl.read_parquet(paths[1])
+            return {name: pl.read_parquet(path) for name, path in zip(family.tables, paths, strict=True)}
 
         def accept(start, tables, was_stored, v=v, meta=meta):
             if not was_stored:
-                _write_chunk(_paths(out, v, start), meta, start, tables, out)
-                played[0] += tables[0].height
+                _write_chunk(_paths(out, family.tables, v, start), meta, start, tables, out)
+                played[0] += _units(tables)
             else:
-                report.skipped += tables[0].height
+                report.skipped += _units(tables)
 
         streams.append(Stream(
             name=v.subdir, chunk=spec.chunk, cap=spec.rounds,
             task=lambda start, v=v: _task_args(spec, v, start, min(spec.chunk, spec.rounds - start)),
-            stored=stored, stats=lambda tables: round_stats(target, *tables), accept=accept,
+            stored=stored, stats=lambda tables: family.chunk_stats(target, tables), accept=accept,
             label=lambda start, v=v: chunk_name(v, start, min(spec.chunk, spec.rounds - start))))
     run_until(streams, workers, _play_chunk, target, 2 * workers.slots,
-              on_result=lambda tables: bar.update(tables[0].height))
+              on_result=lambda tables: bar.update(_units(tables)))
     for s in streams:
         report.used[s.name or "all rounds"] = s.finished_at
         report.widths[s.name or "all rounds"] = target.width(s.acc)
     # Chunks beyond the prefix kept (from an earlier, longer run) are not part of the data.
     for v, s in zip(spec.variants, streams, strict=True):
         for start in range(s.finished_at, spec.rounds, spec.chunk):
-            for path in _paths(out, v, start):
+            for path in _paths(out, family.tables, v, start):
                 path.unlink(missing_ok=True)
 
 
@@ -383,75 +353,38 @@ def scan(out: Path, table: str) -> pl.LazyFrame:
     return pl.scan_parquet(str(path / "**" / "*.parquet"), hive_partitioning=True)
 
 
+def family_of_run(out: Path):
+    """The family whose rounds a run directory holds (from its manifest's rules)."""
+    manifest = read_manifest(out)
+    try:
+        return family_of(Rules.from_dict(manifest["variants"][0]["rules"]))
+    except (KeyError, IndexError, TypeError):
+        raise DatasetError(f"{Path(out) / MANIFEST}: not a run manifest") from None
+
+
 def summarise(out: Path) -> dict:
-    """Win share and opening share by seat, mean penalty, finish kinds, per variant."""
-    rounds = scan(out, "rounds").collect()
-    players = scan(out, "players").collect()
-    # The variants of a sweep differ in their partition columns, present in both tables.
+    """The family's summary of a run or sweep, per variant."""
+    family = family_of_run(out)
     keys = list(read_manifest(out)["variants"][0]["partition"])
-    players = players.join(rounds.select("round_id", *keys, "winner_seat"), on=["round_id", *keys],
-                           how="left")
-    combos = rounds.select(keys).unique().sort(keys).rows(named=True) if keys else [{}]
-    variants = []
-    for combo in combos:
-        match = [pl.col(k) == v for k, v in combo.items()]
-        r = rounds.filter(*match) if match else rounds
-        p = players.filter(*match) if match else players
-        variants.append(_variant_summary(combo, r, p))
-    return {"rounds": rounds.height, "variants": variants}
-
-
-def _variant_summary(combo: dict, rounds: pl.DataFrame, players: pl.DataFrame) -> dict:
-    n = rounds.height
-    finishes = rounds["finish"].value_counts().sort("finish")
-    seats = []
-    for (seat,), sub in players.sort("seat").group_by("seat", maintain_order=True):
-        won = (sub["winner_seat"] == seat).fill_null(False).to_numpy()
-        losses = -sub.filter(~pl.Series(won))["score"]
-        seats.append({
-            "seat": int(seat),
-            "win": share(won),
-            "opened": share(sub["opened"].to_numpy()),
-            "opened_by_turn": {str(t): share((sub["open_turn"] <= t).fill_null(False).to_numpy())
-                               for t in OPENED_BY},
-            "mean_score": mean_interval(sub["score"].to_numpy()),
-            "mean_penalty": float(losses.mean()) if losses.len() else 0.0,
-        })
-    return {
-        "variant": {k: (v if isinstance(v, str) else int(v)) for k, v in combo.items()},
-        "rounds": n,
-        "finish": {row["finish"]: row["count"] / n for row in finishes.iter_rows(named=True)},
-        "mean_turns": float(rounds["turns"].mean()),
-        "seats": seats,
-    }
+    tables = {name: scan(out, name).collect() for name in family.tables}
+    return family.summarise(tables, keys)
 
 
 def format_summary(report: RunReport) -> str:
     s = report.summary
     spec = report.spec
+    unit = spec.family.unit
     rate = report.played / report.seconds if report.seconds > 0 else float("nan")
     lines = [
-        f"{spec.kind}: {s['rounds']:,} rounds in {report.out} (seed {spec.seed}, policies "
+        f"{spec.kind}: {s['rounds']:,} {unit}s in {report.out} (seed {spec.seed}, policies "
         f"{','.join(spec.policies)}); played now {report.played:,} in {report.seconds:.1f} s"
-        + (f" ({rate:,.0f} rounds/s on {report.where})" if report.played else "")
+        + (f" ({rate:,.0f} {unit}s/s on {report.where})" if report.played else "")
         + (f", {report.skipped:,} already there" if report.skipped else ""),
     ]
     if spec.until:
         for name, used in report.used.items():
             met = report.widths[name] <= spec.until.halfwidth
-            lines.append(f"--until-ci {spec.until.to_text()}: {name or 'all rounds'} used {used:,} rounds, "
+            lines.append(f"--until-ci {spec.until.to_text()}: {name or 'all rounds'} used {used:,} {unit}s, "
                          f"half-width {report.widths[name]:.5f}" + ("" if met else f" (cap {spec.rounds:,} reached)"))
-    for v in s["variants"]:
-        name = ", ".join(f"{k}={val}" for k, val in v["variant"].items()) or "all rounds"
-        lines.append("")
-        lines.append(f"{name}: {v['rounds']:,} rounds, {v['mean_turns']:.1f} turns on average")
-        lines.append("  finish: " + "  ".join(f"{k} {x:.1%}" for k, x in v["finish"].items()))
-        by_turn = "".join(f"{'by t' + str(t):>8}" for t in OPENED_BY)
-        lines.append(f"  {'seat':<10}{'wins':>8}{'opened':>8}{by_turn}{'mean score':>12}{'mean penalty':>14}")
-        for seat in v["seats"]:
-            label = f"{seat['seat']}" + (" (starts)" if seat["seat"] == 0 else "")
-            turns = "".join(f"{seat['opened_by_turn'][str(t)]['estimate']:>8.1%}" for t in OPENED_BY)
-            lines.append(f"  {label:<10}{seat['win']['estimate']:>8.1%}{seat['opened']['estimate']:>8.1%}"
-                         f"{turns}{seat['mean_score']['estimate']:>12.1f}{seat['mean_penalty']:>14.1f}")
-        lines.append("  (by tN: share opened by its own N-th turn; mean penalty: over rounds not won)")
+    lines += spec.family.format_summary(s)
     return "\n".join(lines)

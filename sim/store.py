@@ -11,6 +11,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import polars as pl
 
 from sim.errors import DatasetError
@@ -89,3 +90,8 @@ def read_metadata(path: Path) -> dict[str, str]:
     if "kind" not in meta:
         raise DatasetError(f"{path}: a Parquet file without this package's provenance metadata")
     return meta
+
+
+def nullable(values: np.ndarray, keep: np.ndarray, dtype) -> pl.Series:
+    """``values`` as a column of ``dtype``, null where ``keep`` is false."""
+    return pl.Series(np.where(keep, values, 0).astype(dtype)).scatter(np.flatnonzero(~keep), None)

@@ -7,6 +7,7 @@ import polars as pl
 
 import sim
 from sim import runner
+from sim.games.rummy101.tables import FINISH, OPEN_KIND, POLICY
 from sim.store import provenance, write_parquet
 
 N = None
@@ -43,8 +44,9 @@ def build(path) -> None:
             "open_points": pl.Series([101] * 3, dtype=pl.Int16),
             "open_pairs": pl.Series([5] * 3, dtype=pl.Int8),
             "button_jokers": pl.Series([0] * 3, dtype=pl.Int8),
+            "starter_may_open": [True] * 3,
             "policies": ["greedy"] * 3,
-            "finish": pl.Series([r[0] for r in ROUNDS[mode]], dtype=runner.FINISH),
+            "finish": pl.Series([r[0] for r in ROUNDS[mode]], dtype=FINISH),
             "winner_seat": pl.Series([r[1] for r in ROUNDS[mode]], dtype=pl.Int8),
             "turns": pl.Series([r[2] for r in ROUNDS[mode]], dtype=pl.Int16),
             "stock_left": pl.Series([0] * 3, dtype=pl.Int16),
@@ -54,9 +56,9 @@ def build(path) -> None:
         players = pl.DataFrame({
             "round_id": pl.Series(cols[0], dtype=pl.Int64),
             "seat": pl.Series(cols[1], dtype=pl.Int8),
-            "policy": pl.Series(["greedy"] * len(rows), dtype=runner.POLICY),
+            "policy": pl.Series(["greedy"] * len(rows), dtype=POLICY),
             "opened": [k is not None for k in cols[2]],
-            "open_kind": pl.Series(cols[2], dtype=runner.OPEN_KIND),
+            "open_kind": pl.Series(cols[2], dtype=OPEN_KIND),
             "open_turn": pl.Series(cols[3], dtype=pl.Int16),
             "open_value": pl.Series(cols[4], dtype=pl.Int16),
             "open_threshold": pl.Series(cols[5], dtype=pl.Int16),

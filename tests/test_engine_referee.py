@@ -1,4 +1,4 @@
-"""The engine against the independent referee (sim.reference.referee): thousands of
+"""The engine against the independent referee (sim.games.rummy101.referee): thousands of
 random rounds for 2, 3 and 4 players, both threshold modes, with and without the joker
 button, with both bots; and the referee itself catches broken traces."""
 
@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 import sim
-from sim.engine import core, play
-from sim.reference.referee import referee
+from sim.games.rummy101 import core, play
+from sim.games.rummy101.referee import referee
 
 ROUNDS = 200  # per configuration and bot mix: 12 x 2 x 200 = 4,800 rounds
 

@@ -5,8 +5,8 @@ import numpy as np
 import pytest
 
 import sim
-from sim.engine import core, play
-from sim.reference.referee import referee
+from sim.games.rummy101 import core, play
+from sim.games.rummy101.referee import referee
 from tests.decks import deck_from
 
 RUN_R = "R1 R2 R3 R4 R5 R6 R7 R8 R9 R10 R11 R12 R13"

@@ -17,7 +17,8 @@ from typer.testing import CliRunner
 import sim
 from sim import analysis, runner
 from sim.cli import app
-from sim.precision import parse_target
+from sim.games.rummy101 import FAMILY as RUMMY101
+from sim.precision import DEAL_METRICS, parse_target
 
 RULES = sim.preset("rummy101")
 SIM = [sys.executable, "-c", "from sim.cli import main; main()"]
@@ -143,7 +144,7 @@ def test_rerun_with_other_settings_is_refused(tmp_path):
 
 
 def test_until_ci_stops_at_the_first_prefix_narrow_enough_whatever_jobs(tmp_path):
-    target = parse_target("p_open_by_turn_3=0.02", "run", 4)
+    target = parse_target("p_open_by_turn_3=0.02", RUMMY101.metrics, 4)
     spec = runner.RunSpec((runner.Variant(RULES),), 20000, 9, ("greedy",), 100, until=target)
     a = runner.run(spec, tmp_path / "a", jobs=1, progress=False)
     b = runner.run(spec, tmp_path / "b", jobs=2, progress=False)
@@ -161,26 +162,26 @@ def test_until_ci_stops_at_the_first_prefix_narrow_enough_whatever_jobs(tmp_path
 
 
 def test_until_ci_for_a_mean_and_for_deal_stats(tmp_path):
-    target = parse_target("mean_score_seat_0=4", "run", 4)
+    target = parse_target("mean_score_seat_0=4", RUMMY101.metrics, 4)
     rep = runner.run(runner.RunSpec((runner.Variant(RULES),), 50000, 2, ("greedy",), 500, until=target),
                      tmp_path / "m", jobs=2, progress=False)
     assert rep.widths["all rounds"] <= 4
     from sim import dealstats
 
     d = dealstats.run_deal_stats(RULES, 22, 200000, seed=1, jobs=2, progress=False, chunk=1000,
-                                 until=parse_target("p_open=0.01", "deal"))
+                                 until=parse_target("p_open=0.01", DEAL_METRICS))
     n = d.table.height
     k = int(d.table["can_open"].sum())
     lo, hi = sim.stats.wilson_interval(k, n)
     assert n < 200000 and (hi - lo) / 2 <= 0.01
     e = dealstats.run_deal_stats(RULES, 22, 200000, seed=1, jobs=1, progress=False, chunk=1000,
-                                 until=parse_target("p_open=0.01", "deal"))
+                                 until=parse_target("p_open=0.01", DEAL_METRICS))
     assert e.table.equals(d.table)
 
 
 def test_until_ci_in_a_sweep_stops_each_variant_on_its_own(tmp_path):
     variants = runner.grid_variants(RULES, {"players": ["2", "4"]})
-    target = parse_target("stock_out=0.03", "run", 2)
+    target = parse_target("stock_out=0.03", RUMMY101.metrics, 2)
     rep = runner.run(runner.RunSpec(variants, 5000, 6, ("greedy",), 100, kind="sweep", until=target),
                      tmp_path / "s", jobs=2, progress=False)
     assert set(rep.used) == {"players=2", "players=4"}

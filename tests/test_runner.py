@@ -73,7 +73,8 @@ def test_tables_hold_the_documented_columns(tmp_path):
                      progress=False)
     rounds, players = load(out, "rounds"), load(out, "players")
     assert rounds.columns == ["round_id", "players", "threshold_mode", "open_points", "open_pairs",
-                              "button_jokers", "policies", "finish", "winner_seat", "turns", "stock_left"]
+                              "button_jokers", "starter_may_open", "policies", "finish", "winner_seat", "turns",
+                              "stock_left"]
     assert set(players.columns) >= {"round_id", "seat", "policy", "opened", "open_kind", "open_turn",
                                     "open_value", "open_threshold", "took_discard", "rack_value",
                                     "jokers_left", "score"}
@@ -144,7 +145,7 @@ def test_cli_trace_prints_every_action_and_the_referee_verdict():
     (["run", "--policy", "lucky", "--trace", "1"], "unknown policy"),
     (["run", "--players", "5", "--trace", "1"], "players"),
     (["run", "--set", "threshold_mode=sometimes", "--trace", "1"], "threshold_mode"),
-    (["run", "--preset", "rummikub", "--trace", "1"], "Rummy 101 with tiles"),
+    (["run", "--preset", "rummy101-cards", "--trace", "1"], "cannot be played yet"),
     (["sweep", "--out", "x"], "--grid"),
     (["sweep", "--out", "x", "--grid", "colour=red"], "unknown rules field"),
     (["sweep", "--out", "x", "--grid", "players=2,9"], "players"),

@@ -13,8 +13,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from sim.errors import NotationError, RulesError
+from sim.jit import Workload, prepare
 from sim.rules import Rules, resolve_rules
-from sim.solver import kernel, layout, runs, sets
+from sim.solver import batch, kernel, layout, runs, sets
 from sim.tiles import (
     COUNTS_LEN,
     JOKER,
@@ -30,6 +31,10 @@ from sim.tiles import (
 )
 
 DIRECT_JOKERS = MAX_JOKERS  # the automaton used outside the table covers every rack
+
+# What each entry point compiles (sim.jit): one rack with its melds, or batches of racks.
+OPENING_WORKLOAD = Workload("the opening solver", ("sim.solver.runs", "sim.solver.kernel", "sim.solver.layout"))
+BATCH_WORKLOAD = Workload("the batch opening solver", ("sim.solver.runs", "sim.solver.kernel", "sim.solver.batch"))
 
 
 @dataclass(frozen=True)
@@ -138,6 +143,8 @@ def best_opening(rack: Rack | str | np.ndarray, rules: Rules | str | None = None
     """
     rules = _solver_rules(rules)
     counts = as_counts(rack)
+    if not counts.any():
+        raise NotationError("the rack is empty: give its tiles, e.g. R7 R8 R9 K12 B12 Y12 J")
     _check_jokers(int(counts[JOKER]), rules)
     forced = -1
     if must_use is not None:
@@ -149,6 +156,7 @@ def best_opening(rack: Rack | str | np.ndarray, rules: Rules | str | None = None
                 f"must_use tile {tile_name(forced)} is not in the rack; the rack must include "
                 "the discard taken (T-TAKE-2)"
             )
+    prepare(OPENING_WORKLOAD)
     arrays = _arrays(rules.group_of_three_max_jokers)
     keep, cyclic = rules.keep_discard, rules.wrap_runs
     work = counts.copy()
@@ -243,7 +251,8 @@ def evaluate_racks(racks: np.ndarray, rules: Rules | str | None = None) -> dict[
     arr = _check_batch(racks, rules)
     value = np.empty(arr.shape[0], dtype=np.int16)
     pairs = np.empty(arr.shape[0], dtype=np.int8)
-    kernel.opening_values_kernel(arr, rules.keep_discard, rules.wrap_runs,
+    prepare(BATCH_WORKLOAD)
+    batch.opening_values_kernel(arr, rules.keep_discard, rules.wrap_runs,
                                  *_arrays(rules.group_of_three_max_jokers).args(), value, pairs)
     return classify(value, pairs, rules)
 

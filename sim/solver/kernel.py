@@ -15,16 +15,21 @@ wrappers that validate input and allocate output live in :mod:`sim.solver.api`.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
 
-from sim.solver.runs import NEG, POW3, SCORE_UNIT, TABLE_JOKERS, colour_runs
+from sim.jit import B2, I1, I2, I3, I4, I32_2, boolean, i64, kernel, tuple_of
+from sim.solver.runs import AUTOMATON, NEG, POW3, SCORE_UNIT, TABLE_JOKERS, colour_runs
 from sim.tiles import COUNTS_LEN, JOKER, NUMBERS
 
 COLOURS = 4
 LEAF_LEN = NUMBERS + COLOURS  # option row per number, then jokers per colour
 
+# Argument types: the set options and the run table with the automaton, in the order of
+# ``sim.solver.api._Arrays.args()``, and the scratch space of :func:`new_space`.
+SOLVER = (I1, I2, I1, I1, I1, I2, I32_2, *AUTOMATON)
+SPACE = tuple_of(I2, I2, I3, I2, B2, I2, I2, I2, I1, I1, I4, I1)
 
-@njit(cache=True)
+
+@kernel(i64)
 def value_of(score):
     """Melds value of a score (0 for an empty opening, -1 where none is possible)."""
     if score <= NEG // 2:
@@ -34,13 +39,13 @@ def value_of(score):
     return (score + SCORE_UNIT - 1) // SCORE_UNIT
 
 
-@njit(cache=True)
+@kernel(i64)
 def tiles_of(score):
     """Tiles laid down by a score."""
     return value_of(score) * SCORE_UNIT - score
 
 
-@njit(cache=True)
+@kernel(I2, i64, I1, I1)
 def _share_jokers(runs, jr, comb, tmp):
     """Best total over colours of ``runs[col, j_col]`` with at most ``jr`` jokers in all."""
     for j in range(jr + 1):
@@ -63,7 +68,7 @@ def _share_jokers(runs, jr, comb, tmp):
     return best
 
 
-@njit(cache=True)
+@kernel(I2, i64, I1)
 def _record_joker_split(runs, jr, leaf):
     """Write into ``leaf`` one split of the jokers over the colours reaching the best total."""
     best = NEG
@@ -85,7 +90,7 @@ def _record_joker_split(runs, jr, leaf):
 MAXJ = 4  # jokers the scratch space is sized for (tiles.MAX_JOKERS)
 
 
-@njit(cache=True)
+@kernel(i64)
 def new_space(n_states):
     """Scratch arrays for :func:`search`, allocated once per block of racks (jit-compiled)."""
     return (
@@ -99,46 +104,22 @@ def new_space(n_states):
         np.empty((5, NUMBERS + 1), dtype=np.int64),  # row, setscore, jokers left, forced, joker sets
         np.empty(NUMBERS, dtype=np.int64),  # counts of one colour
         np.empty(LEAF_LEN, dtype=np.int64),  # leaf (unused unless recording)
+        np.zeros((1, 1, 1, 1), dtype=np.int64),  # back-pointers colour_runs does not keep
         np.empty(MAXJ + 1, dtype=np.int64),  # best score with fewer jokers (the bound)
     )
 
 
-@njit(cache=True)
-def search(counts, forced_kind, cyclic, g_ptr, g_use, g_jokers, g_tiles, g_from, g_minj, table,
-           states, tptr, tto, tdj, tk, tnoend, record, leaf, space):
-    """Best melds score of ``counts`` (int64, 53) with no tile set aside (jit-compiled).
-
-    ``forced_kind`` (0-51 or -1) must lie in a meld (T-TAKE-2). With ``record`` the best
-    leaf is written to ``leaf``: the option row taken at every number (-1: none) and the
-    jokers given to each colour's runs. Returns NEG when no melds hold the forced tile.
-    ``space`` comes from :func:`new_space`.
-
-    Jokers are what makes the search branch, so the rack is first solved with 0, 1, ...
-    jokers: whatever sets hold jokers, the rest of the lay-down is some lay-down of the
-    rack with the jokers left, so it is worth at most the best with that many jokers.
-    """
-    jokers = counts[JOKER]
-    fewer = space[-1]
-    for k in range(jokers):
-        counts[JOKER] = k
-        fewer[k] = _search(counts, -1, cyclic, g_ptr, g_use, g_jokers, g_tiles, g_from, g_minj,
-                           table, states, tptr, tto, tdj, tk, tnoend, False, leaf, space)
-    counts[JOKER] = jokers
-    return _search(counts, forced_kind, cyclic, g_ptr, g_use, g_jokers, g_tiles, g_from, g_minj,
-                   table, states, tptr, tto, tdj, tk, tnoend, record, leaf, space)
-
-
-@njit(cache=True)
+@kernel(I1, i64, boolean, *SOLVER, boolean, I1, SPACE)
 def _search(counts, forced_kind, cyclic, g_ptr, g_use, g_jokers, g_tiles, g_from, g_minj, table,
             states, tptr, tto, tdj, tk, tnoend, record, leaf, space):
     """:func:`search` for one number of jokers, ``space[-1][k]`` holding the best score
     with k < jokers (jit-compiled)."""
     jokers = counts[JOKER]
-    pattern, candidates, dp, act, flag, small, memo, stack, counts13, _, fewer = space
+    pattern, candidates, dp, act, flag, small, memo, stack, counts13, _, nobp, fewer = space
     cand = candidates[0]
     cand_code = candidates[1]
     cand_minj = candidates[2]
-    runs = small[:COLOURS]
+    runs = small  # rows 0-3: the runs of each colour
     comb = small[4]
     ctmp = small[5]
     dtmp = small[6]
@@ -207,7 +188,7 @@ def _search(counts, forced_kind, cyclic, g_ptr, g_use, g_jokers, g_tiles, g_from
                         counts13[n] = q % 3
                         q //= 3
                     colour_runs(counts13, jr, fpos, cyclic, states, tptr, tto, tdj, tk,
-                                tnoend, dp, act, flag, dtmp, runs[col])
+                                tnoend, dp, act, flag, dtmp, nobp, runs[col])
                     memo_key[col, 0] = p
                     memo_key[col, 1] = jr
                     memo_key[col, 2] = fpos
@@ -263,7 +244,32 @@ def _search(counts, forced_kind, cyclic, g_ptr, g_use, g_jokers, g_tiles, g_from
     return best
 
 
-@njit(cache=True)
+@kernel(I1, i64, boolean, *SOLVER, boolean, I1, SPACE)
+def search(counts, forced_kind, cyclic, g_ptr, g_use, g_jokers, g_tiles, g_from, g_minj, table,
+           states, tptr, tto, tdj, tk, tnoend, record, leaf, space):
+    """Best melds score of ``counts`` (int64, 53) with no tile set aside (jit-compiled).
+
+    ``forced_kind`` (0-51 or -1) must lie in a meld (T-TAKE-2). With ``record`` the best
+    leaf is written to ``leaf``: the option row taken at every number (-1: none) and the
+    jokers given to each colour's runs. Returns NEG when no melds hold the forced tile.
+    ``space`` comes from :func:`new_space`.
+
+    Jokers are what makes the search branch, so the rack is first solved with 0, 1, ...
+    jokers: whatever sets hold jokers, the rest of the lay-down is some lay-down of the
+    rack with the jokers left, so it is worth at most the best with that many jokers.
+    """
+    jokers = counts[JOKER]
+    fewer = space[-1]
+    for k in range(jokers):
+        counts[JOKER] = k
+        fewer[k] = _search(counts, -1, cyclic, g_ptr, g_use, g_jokers, g_tiles, g_from, g_minj,
+                           table, states, tptr, tto, tdj, tk, tnoend, False, leaf, space)
+    counts[JOKER] = jokers
+    return _search(counts, forced_kind, cyclic, g_ptr, g_use, g_jokers, g_tiles, g_from, g_minj,
+                   table, states, tptr, tto, tdj, tk, tnoend, record, leaf, space)
+
+
+@kernel(I1, i64, boolean, boolean, *SOLVER, SPACE)
 def best_score(counts, forced_kind, keep, cyclic, g_ptr, g_use, g_jokers, g_tiles, g_from, g_minj,
                table, states, tptr, tto, tdj, tk, tnoend, space):
     """Best melds score leaving a tile for the discard when ``keep`` (T-OPEN-4).
@@ -297,7 +303,7 @@ def best_score(counts, forced_kind, keep, cyclic, g_ptr, g_use, g_jokers, g_tile
     return best, aside
 
 
-@njit(cache=True)
+@kernel(I1, i64, boolean)
 def most_pairs(counts, forced_kind, keep):
     """Most pairs (T-MELD-3): two equal tiles, or one tile and a joker; a tile left for the
     discard when ``keep`` (T-OPEN-4); the forced tile in a pair (T-TAKE-2) (jit-compiled)."""
@@ -316,24 +322,3 @@ def most_pairs(counts, forced_kind, keep):
     if keep and 2 * pairs == total:
         pairs -= 1
     return max(pairs, 0)
-
-
-BLOCK = 256  # racks per scratch space in the parallel loop
-
-
-@njit(cache=True, parallel=True)
-def opening_values_kernel(racks, keep, cyclic, g_ptr, g_use, g_jokers, g_tiles, g_from, g_minj,
-                          table, states, tptr, tto, tdj, tk, tnoend, out_value, out_pairs):
-    """Best melds value and most pairs of every rack of ``racks`` (N, 53), in parallel
-    over blocks of racks (jit-compiled)."""
-    n = racks.shape[0]
-    for b in prange((n + BLOCK - 1) // BLOCK):
-        space = new_space(states.shape[0])
-        counts = np.empty(COUNTS_LEN, dtype=np.int64)
-        for i in range(b * BLOCK, min(n, (b + 1) * BLOCK)):
-            for k in range(COUNTS_LEN):
-                counts[k] = racks[i, k]
-            s, _ = best_score(counts, -1, keep, cyclic, g_ptr, g_use, g_jokers, g_tiles, g_from,
-                              g_minj, table, states, tptr, tto, tdj, tk, tnoend, space)
-            out_value[i] = value_of(s)
-            out_pairs[i] = most_pairs(counts, -1, keep)

@@ -15,10 +15,8 @@ The engine keeps the table in this form; :func:`to_meld` turns a row into a
 
 from __future__ import annotations
 
-import numpy as np
-from numba import njit
-
-from sim.solver.runs import MAX_RUNS, best_runs
+from sim.jit import I1, I2, I32_2, boolean, i64, kernel
+from sim.solver.runs import AUTOMATON, MOVES, RUN_SPACE, best_runs
 from sim.tiles import KINDS, NUMBERS, Meld, kind
 
 RUN, SET, PAIR = 0, 1, 2
@@ -27,38 +25,14 @@ F_KIND, F_KEY, F_FIRST, F_LEN, F_COLOURS, F_JOKERS = range(MELD_FIELDS)
 MAX_LAID = 40  # melds one lay-down can hold
 
 
-@njit(cache=True)
-def meld_value(m):
-    """Points of a meld row (T-VAL-1: a joker counts the tile it stands for)."""
-    if m[F_KIND] == RUN:
-        v = 0
-        for i in range(m[F_LEN]):
-            v += (m[F_FIRST] - 1 + i) % NUMBERS + 1
-        return v
-    if m[F_KIND] == SET:
-        return m[F_KEY] * m[F_LEN]
-    return 2 * (m[F_KEY] % NUMBERS + 1)
-
-
-@njit(cache=True)
-def meld_jokers(m):
-    """Jokers in a meld row."""
-    j = m[F_JOKERS]
-    c = 0
-    while j:
-        c += j & 1
-        j >>= 1
-    return c
-
-
-@njit(cache=True)
+@kernel(I1, I1, i64, boolean, I1, I2, I2, *AUTOMATON, *MOVES, I32_2, RUN_SPACE, I2)
 def lay_out(counts, leaf, forced_kind, cyclic, nsets, set_colours, set_jokers, states, tptr,
             tto, tdj, tk, tnoend, mends, mstarts, mgive, run_table, space, out):
     """Write the melds of a solver leaf (see :func:`sim.solver.kernel.search`) into
     ``out`` as meld rows; returns how many. ``space`` comes from
     :func:`sim.solver.runs.new_run_space`; ``run_table`` tells which colours hold no runs
     at all, so that they are not searched again (jit-compiled)."""
-    remaining = np.empty(KINDS, dtype=np.int64)
+    runs, remaining, counts13 = space[8], space[9], space[10]
     for k in range(KINDS):
         remaining[k] = counts[k]
     count = 0
@@ -89,8 +63,6 @@ def lay_out(counts, leaf, forced_kind, cyclic, nsets, set_colours, set_jokers, s
             out[count, F_COLOURS] = colours | jmask
             out[count, F_JOKERS] = jmask
             count += 1
-    runs = np.zeros((MAX_RUNS, 3), dtype=np.int64)
-    counts13 = np.empty(NUMBERS, dtype=np.int64)
     for col in range(4):
         any_tile = False
         for n in range(NUMBERS):

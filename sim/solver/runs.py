@@ -22,13 +22,14 @@ from __future__ import annotations
 
 import functools
 import os
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-from numba import njit
 
-from sim.tiles import NUMBERS
+from sim.jit import B1, B2, I1, I2, I3, I4, Workload, boolean, i64, kernel, prepare, tuple_of
+from sim.tiles import KINDS, NUMBERS
 
 SCORE_UNIT = 64  # more than the most tiles a rack can hold
 NEG = -(1 << 40)  # "unreachable" in the DP arrays (int64)
@@ -156,8 +157,14 @@ def automaton(jmax: int) -> RunAutomaton:
 
 # --- numba kernels -------------------------------------------------------------------------
 
+# Argument types: the automaton's transition arrays (states, tptr, tto, tdj, tk, tnoend),
+# its move arrays (mends, mstarts, mgive), and the scratch of :func:`best_runs`.
+AUTOMATON = (I2, I1, I1, I1, I1, B1)
+MOVES = (I1, I1, I2)
+RUN_SPACE = tuple_of(I3, I2, B2, I4, I1, I1, I1, I2, I2, I1, I1)
 
-@njit(cache=True)
+
+@kernel(I2, I1, i64, B1)
 def _clear(dp, act, nact, flag):
     """Reset the active rows of one DP layer (jit-compiled)."""
     for i in range(nact):
@@ -166,7 +173,7 @@ def _clear(dp, act, nact, flag):
         flag[s] = False
 
 
-@njit(cache=True)
+@kernel(I2, I1, i64, i64, i64, i64, i64, boolean, *AUTOMATON[1:], I2, I1, B1, I4, boolean)
 def _step(dp_in, act_in, nact_in, c, pos, jmax, forced, no_end, tptr, tto, tdj, tk, tnoend,
           dp_out, act_out, flag_out, bp, trace):
     """Advance the DP by number ``pos`` holding ``c`` numbered tiles (jit-compiled).
@@ -207,7 +214,7 @@ def _step(dp_in, act_in, nact_in, c, pos, jmax, forced, no_end, tptr, tto, tdj, 
     return nout
 
 
-@njit(cache=True)
+@kernel(I2, i64, i64)
 def _accepts(states, final, s0):
     """Runs still open after 13 may end there, except the ones that wrap round to ``s0``."""
     for t in range(5):
@@ -216,7 +223,7 @@ def _accepts(states, final, s0):
     return states[final, 5] >= states[s0, 5]
 
 
-@njit(cache=True)
+@kernel(I1, i64, i64, i64, boolean, *AUTOMATON, I3, I2, B2, I1, I4, boolean)
 def _runs_from(counts13, jmax, forced, s0, cyclic, states, tptr, tto, tdj, tk, tnoend,
                dp, act, flag, out_best, bp, trace):
     """Best score with exactly j jokers for every j, from start state ``s0`` (jit-compiled).
@@ -254,17 +261,17 @@ def _runs_from(counts13, jmax, forced, s0, cyclic, states, tptr, tto, tdj, tk, t
     _clear(dp[cur], act[cur], nact, flag[cur])
 
 
-@njit(cache=True)
+@kernel(I1, i64, i64, boolean, *AUTOMATON, I3, I2, B2, I1, I4, I1)
 def colour_runs(counts13, jmax, forced, cyclic, states, tptr, tto, tdj, tk, tnoend,
-                dp, act, flag, tmp, out):
+                dp, act, flag, tmp, unused_bp, out):
     """Best run score of one colour with at most j jokers, j = 0..jmax (jit-compiled).
 
     ``counts13[n-1]`` is the number of tiles of number n (0-2); ``forced`` (1-13, or 0)
     names a number whose tile must sit in a run; ``cyclic`` lets runs wrap 13 -> 1.
     ``out[j]`` receives the score, NEG where no runs meet the demand. Returns the start
-    state of the best wrap-around answer (0 when runs do not wrap).
+    state of the best wrap-around answer (0 when runs do not wrap). ``unused_bp``: any
+    4-d array (back-pointers are not kept here; the caller's scratch saves an allocation).
     """
-    dummy = np.zeros((1, 1, 1, 1), dtype=np.int64)
     for j in range(jmax + 1):
         out[j] = NEG
     best_start = 0
@@ -279,7 +286,7 @@ def colour_runs(counts13, jmax, forced, cyclic, states, tptr, tto, tdj, tk, tnoe
         if size > counts13[0] + jmax or size > counts13[NUMBERS - 1] + jmax:
             continue
         _runs_from(counts13, jmax, forced, s0, cyclic, states, tptr, tto, tdj, tk, tnoend,
-                   dp, act, flag, tmp, dummy, False)
+                   dp, act, flag, tmp, unused_bp, False)
         for j in range(jmax + 1):
             if tmp[j] > out[j]:
                 out[j] = tmp[j]
@@ -292,7 +299,7 @@ def colour_runs(counts13, jmax, forced, cyclic, states, tptr, tto, tdj, tk, tnoe
     return best_start
 
 
-@njit(cache=True)
+@kernel(*AUTOMATON, i64, I2)
 def _build_table(states, tptr, tto, tdj, tk, tnoend, jmax, table):
     """Fill ``table[pattern, j]`` for every colour pattern by a depth-first walk (jit-compiled).
 
@@ -344,7 +351,7 @@ def _build_table(states, tptr, tto, tdj, tk, tnoend, jmax, table):
         choice[d] += 1
 
 
-@njit(cache=True)
+@kernel(inline=True)
 def _trace_runs(counts13, jmax, forced, s0, cyclic, jokers, states, tptr, tto, tdj, tk,
                 tnoend, dp, act, flag, bp, best, out_moves):
     """Re-run the DP from ``s0`` keeping back-pointers; write the transition taken at every
@@ -406,7 +413,12 @@ def run_table() -> np.ndarray:
     return table
 
 
+TABLE_WORKLOAD = Workload("the run table", ("sim.solver.runs",))
+
+
 def build_run_table() -> np.ndarray:
+    prepare(TABLE_WORKLOAD)
+    print(f"building the opening solver's run table (once: kept in {_cache_dir()})", file=sys.stderr, flush=True)
     a = automaton(TABLE_JOKERS)
     table = np.empty((PATTERNS, TABLE_JOKERS + 1), dtype=np.int64)
     _build_table(a.states, a.tptr, a.tto, a.tdj, a.tk, a.tnoend, TABLE_JOKERS, table)
@@ -416,23 +428,30 @@ def build_run_table() -> np.ndarray:
 MAX_RUNS = 32  # runs one colour can hold, with room for wrapped pieces
 
 
-@njit(cache=True)
-def _replay_runs(counts13, moves, s0, cyclic, states, mends, mstarts, mgive, out):
+REPLAY_ROWS = 13  # rows of _replay_runs' scratch, each a vector over runs (or cells)
+REPLAY_CELLS = 8 * NUMBERS  # the tiles of the chains of wrapped runs one colour can hold
+
+
+@kernel(I1, I1, i64, boolean, I2, *MOVES, I2, I2)
+def _replay_runs(counts13, moves, s0, cyclic, states, mends, mstarts, mgive, work, out):
     """Turn the transitions taken at every number into runs (jit-compiled).
 
     ``out[i] = (first number, length, joker mask)``, the mask holding bit n-1 where a
     joker stands for number n; a wrapped run's numbers go on from 13 to 1. Returns the
     number of runs. Runs crossing 13 -> 1 start as heads carrying their tail's type and
-    are glued behind an open tail of that type after 13.
+    are glued behind an open tail of that type after 13. ``work`` is scratch of
+    ``(REPLAY_ROWS, REPLAY_CELLS)``: one row per vector below (flags as 0 and 1).
     """
-    start = np.zeros(MAX_RUNS, dtype=np.int64)
-    stop = np.zeros(MAX_RUNS, dtype=np.int64)
-    length = np.zeros(MAX_RUNS, dtype=np.int64)  # length class so far (capped at 3 when > 3)
-    real = np.zeros(MAX_RUNS, dtype=np.bool_)
-    jmask = np.zeros(MAX_RUNS, dtype=np.int64)
-    is_open = np.zeros(MAX_RUNS, dtype=np.bool_)
-    head = np.full(MAX_RUNS, -1, dtype=np.int64)  # wrap: the type of the tail it follows
-    got = np.zeros(MAX_RUNS, dtype=np.bool_)  # runs given a numbered tile at this number
+    work[:, :] = 0
+    start = work[0]
+    stop = work[1]
+    length = work[2]  # length class so far (capped at 3 when > 3)
+    real = work[3]
+    jmask = work[4]
+    is_open = work[5]
+    head = work[6]  # wrap: the type of the tail it follows
+    head[:] = -1
+    got = work[7]  # runs given a numbered tile at this number
     n = 0
     if cyclic:
         for t in range(6):
@@ -503,8 +522,12 @@ def _replay_runs(counts13, moves, s0, cyclic, states, mends, mstarts, mgive, out
         return count
     # Glue each head behind a tail of its type still open after 13, then lay out the chains
     # that start at an ordinary run, cutting any longer than 13 (K-MELD-1).
-    follower = np.full(MAX_RUNS, -1, dtype=np.int64)
-    taken = np.zeros(MAX_RUNS, dtype=np.bool_)
+    follower = work[8]
+    follower[:] = -1
+    taken = work[9]
+    placed = work[10]
+    cells = work[11]
+    jcells = work[12]
     for h in range(n):
         if head[h] < 0:
             continue
@@ -518,9 +541,6 @@ def _replay_runs(counts13, moves, s0, cyclic, states, mends, mstarts, mgive, out
         if pick >= 0:
             follower[pick] = h
             taken[pick] = True
-    placed = np.zeros(MAX_RUNS, dtype=np.bool_)
-    cells = np.empty(4 * NUMBERS * 2, dtype=np.int64)
-    jcells = np.empty(4 * NUMBERS * 2, dtype=np.bool_)
     for i in range(n):
         if head[i] >= 0:
             continue
@@ -561,7 +581,7 @@ def _replay_runs(counts13, moves, s0, cyclic, states, mends, mstarts, mgive, out
 RUN_SPACE_JOKERS = 4
 
 
-@njit(cache=True)
+@kernel(i64)
 def new_run_space(n_states):
     """Scratch for :func:`best_runs`: DP layers, back-pointers and small buffers."""
     return (
@@ -572,22 +592,26 @@ def new_run_space(n_states):
         np.empty(RUN_SPACE_JOKERS + 1, dtype=np.int64),
         np.empty(RUN_SPACE_JOKERS + 1, dtype=np.int64),
         np.empty(NUMBERS + 1, dtype=np.int64),
+        np.zeros((REPLAY_ROWS, REPLAY_CELLS), dtype=np.int64),  # _replay_runs
+        np.zeros((MAX_RUNS, 3), dtype=np.int64),  # runs of one colour (sim.solver.layout)
+        np.zeros(KINDS, dtype=np.int64),  # tiles left (sim.solver.layout)
+        np.zeros(NUMBERS, dtype=np.int64),  # counts of one colour (sim.solver.layout)
     )
 
 
-@njit(cache=True)
+@kernel(inline=True)
 def best_runs(counts13, jokers, forced, cyclic, states, tptr, tto, tdj, tk, tnoend, mends,
               mstarts, mgive, space, out):
     """The runs behind the best score of one colour with at most ``jokers`` jokers, into
     ``out`` as in :func:`_replay_runs`; returns ``(count, score)``, score NEG if no runs
     meet the demand. ``space`` comes from :func:`new_run_space` (jit-compiled)."""
-    dp, act, flag, bp, tmp, best, moves = space
+    dp, act, flag, bp, tmp, best, moves, work, _, _, _ = space
     s0 = 0  # runs that do not wrap start from nothing open
     if cyclic:
         s0 = colour_runs(counts13, jokers, forced, cyclic, states, tptr, tto, tdj, tk, tnoend,
-                         dp, act, flag, tmp, best)
+                         dp, act, flag, tmp, bp, best)
     score = _trace_runs(counts13, jokers, forced, s0, cyclic, jokers, states, tptr, tto, tdj,
                         tk, tnoend, dp, act, flag, bp, tmp, moves)
     if score == NEG:
         return 0, NEG
-    return _replay_runs(counts13, moves, s0, cyclic, states, mends, mstarts, mgive, out), score
+    return _replay_runs(counts13, moves, s0, cyclic, states, mends, mstarts, mgive, work, out), score

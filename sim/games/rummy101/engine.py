@@ -14,10 +14,9 @@ longer happen).
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from sim.deal import STREAM_ROUNDS, full_deck, shuffle_into
-from sim.engine.bots import (
+from sim.games.rummy101.bots import (
     USE_ADD,
     USE_MELDS,
     USE_PAIR,
@@ -28,7 +27,7 @@ from sim.engine.bots import (
     wants_button,
     wants_discard,
 )
-from sim.engine.core import (
+from sim.games.rummy101.core import (
     ERR_BAD_MELD,
     ERR_JOKERS,
     ERR_TOO_LONG,
@@ -85,6 +84,9 @@ from sim.engine.core import (
     RP_RACK,
     RP_SET_JOKERS,
     RP_STARTER_EXTRA,
+    RP_STARTER_MAY_OPEN,
+    SOLVER_ARRAYS,
+    SOLVER_SPACE,
     TABLE_FIELDS,
     add_tile,
     event,
@@ -101,12 +103,18 @@ from sim.engine.core import (
     score_round,
     take_meld_from_rack,
 )
+from sim.jit import I1, I2, I3, boolean, i64, kernel, tuple_of
 from sim.solver.kernel import LEAF_LEN, new_space
 from sim.solver.layout import MAX_LAID, MELD_FIELDS
 from sim.solver.runs import new_run_space
 from sim.tiles import COUNTS_LEN, JOKER, KINDS
 
-# Per-round and per-player output columns of play_chunk.
+# The scratch copy of the state for trying a joker finish, and everything a round needs
+# (see new_round_space): argument types of the kernels (sim.jit).
+SCRATCH = tuple_of(I2, I2, I2, I1)
+ROUND_SPACE = tuple_of(I2, I2, I2, I1, SOLVER_SPACE, I2, SCRATCH)
+
+# Per-round and per-player output columns of play_rounds.
 R_FINISH, R_WINNER, R_TURNS, R_STOCK_LEFT, R_ERROR = range(5)
 R_LEN = 5
 (P_OPEN_KIND, P_OPEN_TURN, P_OPEN_VALUE, P_OPEN_THRESHOLD, P_TOOK_DISCARD, P_RACK_VALUE,
@@ -114,7 +122,7 @@ R_LEN = 5
 P_LEN = 11
 
 
-@njit(cache=True)
+@kernel(i64, I2, i64, I2, I2, I1, I2)
 def _lay_rows(p, rows, n, racks, table, g, events):
     for i in range(n):
         if take_meld_from_rack(racks[p], rows[i]):
@@ -123,7 +131,7 @@ def _lay_rows(p, rows, n, racks, table, g, events):
             g[G_ERROR] = ERR_BAD_MELD
 
 
-@njit(cache=True)
+@kernel(inline=True)
 def open_now(p, kind, forced, racks, table, ps, g, rp, events, S, space, rows, keep):
     """Lay the opening down (T-OPEN-1 melds, T-OPEN-2 pairs), holding ``forced`` if taken."""
     rack = racks[p]
@@ -147,10 +155,10 @@ def open_now(p, kind, forced, racks, table, ps, g, rp, events, S, space, rows, k
     ps[p, PS_OPEN_ORDER] = g[G_OPENERS]
 
 
-@njit(cache=True)
+@kernel(inline=True)
 def use_taken(p, tile, racks, table, ps, g, rp, events, S, space, rows, keep):
     """Use the discard taken by an opened player this turn (T-TAKE-3), the way the bot
-    planned when taking it (:func:`sim.engine.bots.taken_use`)."""
+    planned when taking it (:func:`sim.games.rummy101.bots.taken_use`)."""
     rack = racks[p]
     how = taken_use(p, tile, racks, table, ps, g, rp, S, space, keep)
     if how == USE_ADD:
@@ -164,7 +172,7 @@ def use_taken(p, tile, racks, table, ps, g, rp, events, S, space, rows, keep):
         _lay_rows(p, rows, min(n, 1), racks, table, g, events)
 
 
-@njit(cache=True)
+@kernel(inline=True)
 def lay_more(p, racks, table, ps, g, rp, events, S, space, rows, keep, no_jokers, took):
     """After opening: recover jokers (T-JOKER-1), lay down new melds (T-OPEN-5) or pairs
     (T-OPEN-5, T-OPEN-6) and add tiles (T-ADD-1), keeping a tile for the discard when
@@ -211,7 +219,7 @@ def lay_more(p, racks, table, ps, g, rp, events, S, space, rows, keep, no_jokers
             return swapped
 
 
-@njit(cache=True)
+@kernel(i64, i64, I2, I2, I2, I1, I1, I2, SOLVER_ARRAYS, SOLVER_SPACE, I2, i64, boolean, boolean)
 def act(p, took, racks, table, ps, g, rp, events, S, space, rows, deck_len, keep, finishing):
     """Everything between the take and the discard (T-TURN-1 step 2). Returns False if a
     discard taken was not used (T-TAKE-2, T-TAKE-3): a bot error."""
@@ -228,7 +236,7 @@ def act(p, took, racks, table, ps, g, rp, events, S, space, rows, deck_len, keep
     return took < 0 or racks[p, took] + swapped < before
 
 
-@njit(cache=True)
+@kernel(inline=True)
 def _copy_state(racks, table, ps, g, c_racks, c_table, c_ps, c_g):
     c_racks[:, :] = racks
     n = g[G_NTABLE]
@@ -238,7 +246,7 @@ def _copy_state(racks, table, ps, g, c_racks, c_table, c_ps, c_g):
     c_g[G_TRACE] = 0
 
 
-@njit(cache=True)
+@kernel(inline=True)
 def joker_finish_possible(p, took, racks, table, ps, g, rp, events, S, space, rows, deck_len,
                           scratch):
     """Could ``p`` lay down everything but one joker this turn and throw it (T-FIN-2)?
@@ -250,7 +258,7 @@ def joker_finish_possible(p, took, racks, table, ps, g, rp, events, S, space, ro
     return used and c_ps[p, PS_OPEN_KIND] != OPEN_NONE and rack_tiles(c_racks[p]) == 0
 
 
-@njit(cache=True)
+@kernel(inline=True)
 def play_turn(p, first, deck, racks, table, ps, g, rp, events, S, space, rows, scratch):
     """One turn of player ``p``; True when the round is over."""
     deck_len = deck.shape[0]
@@ -285,10 +293,13 @@ def play_turn(p, first, deck, racks, table, ps, g, rp, events, S, space, rows, s
     joker_finish = False
     # A joker finish keeps one joker back; a joker just taken must itself go into a meld.
     spare = rack[JOKER] - (1 if took == JOKER else 0)
-    if spare > 0 and not (took >= 0 and not opened_before):
+    discard_only = first and rp[RP_STARTER_MAY_OPEN] == 0  # T-SET-2 with starter_may_open false
+    if spare > 0 and not discard_only and not (took >= 0 and not opened_before):
         joker_finish = joker_finish_possible(p, took, racks, table, ps, g, rp, events, S, space,
                                              rows, deck_len, scratch)
-    if joker_finish:
+    if discard_only:
+        used = True
+    elif joker_finish:
         rack[JOKER] -= 1
         used = act(p, took, racks, table, ps, g, rp, events, S, space, rows, deck_len, False, True)
         rack[JOKER] += 1
@@ -317,7 +328,7 @@ def play_turn(p, first, deck, racks, table, ps, g, rp, events, S, space, rows, s
     return False
 
 
-@njit(cache=True)
+@kernel(i64, i64)
 def new_round_space(n_states, players):
     """Everything one round needs, allocated once per chunk."""
     return (
@@ -334,7 +345,7 @@ def new_round_space(n_states, players):
     )
 
 
-@njit(cache=True)
+@kernel(i64, i64, i64)
 def round_deck(seed, round_id, set_jokers):
     """The shuffled tiles of round ``round_id``: the same for every variant and player
     count (common random numbers)."""
@@ -343,7 +354,7 @@ def round_deck(seed, round_id, set_jokers):
     return deck
 
 
-@njit(cache=True)
+@kernel(inline=True)
 def play_round(deck, rp, policies, S, rs, events, trace):
     """Play one round from the tile order ``deck`` (jit-compiled); results stay in ``rs``."""
     racks, table, ps, g, space, rows, scratch = rs
@@ -378,17 +389,18 @@ def play_round(deck, rp, policies, S, rs, events, trace):
     score_round(racks, ps, g, rp, events)
 
 
-@njit(cache=True)
-def play_chunk(seed, start, count, rp, policies, S, n_states, out_rounds, out_players):
-    """Play rounds ``start .. start+count-1`` of ``seed`` into the output arrays
-    (``R_*`` per round, ``P_*`` per player), one after another (jit-compiled)."""
+@kernel(i64, i64, i64, I1, I1, SOLVER_ARRAYS, ROUND_SPACE, I1, I2, boolean, I2, I3)
+def play_rounds(seed, start, count, rp, policies, S, rs, deck_in, events, trace, out_rounds, out_players):
+    """Play rounds ``start .. start+count-1`` of ``seed`` into the output arrays (``R_*``
+    per round, ``P_*`` per player), one after another, in the scratch ``rs`` of
+    :func:`new_round_space` (jit-compiled). A non-empty ``deck_in`` replaces the shuffled
+    tiles (scenario rounds); ``trace`` fills ``events``. The one entry point of the
+    engine: the runner and the trace share its compiled code."""
     players = rp[RP_PLAYERS]
-    rs = new_round_space(n_states, players)
     _, _, ps, g, _, _, _ = rs
-    events = np.zeros((1, 10), dtype=np.int64)
     for i in range(count):
-        deck = round_deck(seed, start + i, rp[RP_SET_JOKERS])
-        play_round(deck, rp, policies, S, rs, events, False)
+        deck = deck_in if deck_in.shape[0] > 0 else round_deck(seed, start + i, rp[RP_SET_JOKERS])
+        play_round(deck, rp, policies, S, rs, events, trace)
         out_rounds[i, R_FINISH] = g[G_FINISH]
         out_rounds[i, R_WINNER] = g[G_WINNER]
         out_rounds[i, R_TURNS] = g[G_TURNS]

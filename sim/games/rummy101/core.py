@@ -2,7 +2,7 @@
 
 Everything here is jit-compiled and works on integer arrays:
 
-- ``rp``: the rules as integers (``RP_*``, built by :func:`sim.engine.play.rules_params`);
+- ``rp``: the rules as integers (``RP_*``, built by :func:`sim.games.rummy101.play.rules_params`);
 - ``racks[p, 53]``: count vectors; ``deck``: the shuffled 106 tiles, the stock being
   ``deck[G_STOCK:]``;
 - ``table[i]``: meld rows (:mod:`sim.solver.layout`) with the owner in ``T_OWNER``;
@@ -10,16 +10,15 @@ Everything here is jit-compiled and works on integer arrays:
 - ``events``: the trace, one row per action (``EV_*``), filled only when tracing.
 
 A turn (T-TURN-1, T-TURN-2) is take, act, discard. The bots' choices live in
-:mod:`sim.engine.bots`; this module owns the rules: what may be taken, laid, added,
+:mod:`sim.games.rummy101.bots`; this module owns the rules: what may be taken, laid, added,
 recovered and discarded, when the round ends and what everyone scores.
 """
 
 from __future__ import annotations
 
-import numpy as np
-from numba import njit
-
-from sim.solver.kernel import best_score, search, tiles_of, value_of
+from sim.games.rummy101 import FINISHES
+from sim.jit import I1, I2, boolean, i64, kernel, tuple_of
+from sim.solver.kernel import SOLVER, SPACE, best_score, search, tiles_of, value_of
 from sim.solver.layout import (
     F_COLOURS,
     F_FIRST,
@@ -33,13 +32,19 @@ from sim.solver.layout import (
     SET,
     lay_out,
 )
+from sim.solver.runs import MOVES, RUN_SPACE
 from sim.tiles import COUNTS_LEN, JOKER, KINDS, MAX_JOKERS, NUMBERS
+
+# Argument types of the engine's kernels (sim.jit): the solver's arrays as one tuple (see
+# sim.games.rummy101.play.solver_arrays), and the scratch the solver works in.
+SOLVER_ARRAYS = tuple_of(*SOLVER, *MOVES, I1, I2, I2)
+SOLVER_SPACE = tuple_of(SPACE, RUN_SPACE, I1)
 
 # --- rules parameters ----------------------------------------------------------------------
 (RP_PLAYERS, RP_RACK, RP_STARTER_EXTRA, RP_SET_JOKERS, RP_OPEN_POINTS, RP_OPEN_PAIRS,
  RP_INCREASING, RP_BUTTON, RP_KEEP, RP_WIN, RP_UNOPENED, RP_PAIRS_FACTOR, RP_FINISH_FACTOR,
- RP_ONE_TURN_PENALTY, RP_JOKER_PENALTY) = range(15)
-RP_LEN = 15
+ RP_ONE_TURN_PENALTY, RP_JOKER_PENALTY, RP_STARTER_MAY_OPEN) = range(16)
+RP_LEN = 16
 
 # --- player state ------------------------------------------------------------------------
 (PS_OPEN_KIND, PS_OPEN_TURN, PS_OPEN_VALUE, PS_OPEN_THRESHOLD, PS_TOOK_DISCARD, PS_TURNS,
@@ -54,7 +59,7 @@ OPEN_NONE, OPEN_MELDS, OPEN_PAIRS = 0, 1, 2
 G_LEN = 13
 
 FINISH_NORMAL, FINISH_JOKER, FINISH_ONE_TURN, FINISH_ONE_TURN_JOKER, FINISH_STOCK_OUT = range(5)
-FINISH_NAMES = ("normal", "joker", "one_turn", "one_turn_joker", "stock_out")
+FINISH_NAMES = FINISHES
 
 ERR_NONE, ERR_UNUSED_DISCARD, ERR_TOO_LONG, ERR_EVENTS, ERR_BAD_MELD, ERR_JOKERS = 0, 1, 2, 3, 4, 5
 RACK_JOKERS = MAX_JOKERS  # the most jokers a rack may hold: the opening solver's range
@@ -73,7 +78,7 @@ MAX_EVENTS = 4000
 ADD_LOW, ADD_HIGH, ADD_SET = 0, 1, 2
 
 
-@njit(cache=True)
+@kernel(inline=True)
 def event(events, g, kind, p, a=0, b=0, c=0, d=0, e=0, f=0, h=0):
     """Append one trace row when tracing (jit-compiled)."""
     if g[G_TRACE] == 0:
@@ -98,7 +103,7 @@ def event(events, g, kind, p, a=0, b=0, c=0, d=0, e=0, f=0, h=0):
 # --- small helpers -------------------------------------------------------------------------
 
 
-@njit(cache=True)
+@kernel(I1)
 def rack_tiles(rack):
     n = 0
     for k in range(COUNTS_LEN):
@@ -106,7 +111,7 @@ def rack_tiles(rack):
     return n
 
 
-@njit(cache=True)
+@kernel(I1, i64)
 def rack_points(rack, joker_value):
     """Sum of the rack: numbers, and ``joker_value`` per joker (T-VAL-1, T-SCORE-2)."""
     v = rack[JOKER] * joker_value
@@ -115,7 +120,7 @@ def rack_points(rack, joker_value):
     return v
 
 
-@njit(cache=True)
+@kernel(I1, I1)
 def points_threshold(g, rp):
     """Points a melds opening needs now (T-THR-1; T-THR-2: more than the last one)."""
     if rp[RP_INCREASING] and g[G_LADDER_POINTS] > 0:
@@ -123,7 +128,7 @@ def points_threshold(g, rp):
     return rp[RP_OPEN_POINTS]
 
 
-@njit(cache=True)
+@kernel(I1, I1)
 def pairs_threshold(g, rp):
     """Pairs a pairs opening needs now (T-THR-1, T-THR-2); 0: no pairs opening."""
     if rp[RP_OPEN_PAIRS] == 0:
@@ -133,7 +138,7 @@ def pairs_threshold(g, rp):
     return rp[RP_OPEN_PAIRS]
 
 
-@njit(cache=True)
+@kernel(I2, i64, i64)
 def others_opened_pairs(ps, players, p):
     """T-OPEN-5: new pairs after a melds opening only once another player opened with pairs."""
     for q in range(players):
@@ -142,7 +147,7 @@ def others_opened_pairs(ps, players, p):
     return False
 
 
-@njit(cache=True)
+@kernel(I1, i64)
 def meld_tile_at(row, i):
     """Kind shown at position ``i`` of a meld row and whether a joker holds it."""
     if row[F_KIND] == RUN:
@@ -159,22 +164,24 @@ def meld_tile_at(row, i):
     return row[F_KEY], i == 1 and row[F_JOKERS] == 1
 
 
-@njit(cache=True)
+@kernel(I1, I1)
 def take_meld_from_rack(rack, row):
     """Remove a meld's tiles from the rack; False (rack untouched) if it lacks one."""
-    need = np.zeros(COUNTS_LEN, dtype=np.int64)
-    for i in range(row[F_LEN]):
+    ok = True
+    for i in range(row[F_LEN]):  # take the tiles one by one, putting them back on failure
         k, is_joker = meld_tile_at(row, i)
-        need[JOKER if is_joker else k] += 1
-    for k in range(COUNTS_LEN):
-        if need[k] > rack[k]:
-            return False
-    for k in range(COUNTS_LEN):
-        rack[k] -= need[k]
-    return True
+        k = JOKER if is_joker else k
+        if rack[k] == 0:
+            for j in range(i):
+                kj, jj = meld_tile_at(row, j)
+                rack[JOKER if jj else kj] += 1
+            ok = False
+            break
+        rack[k] -= 1
+    return ok
 
 
-@njit(cache=True)
+@kernel(I2, I1, I2, i64, I1)
 def put_on_table(table, g, events, p, row):
     """Lay a meld row down as player ``p``'s (T-OPEN-1, T-OPEN-5, T-OPEN-6)."""
     i = g[G_NTABLE]
@@ -186,12 +193,12 @@ def put_on_table(table, g, events, p, row):
           row[F_COLOURS], row[F_JOKERS], i)
 
 
-@njit(cache=True)
+@kernel(inline=True)
 def _has(rack, col, num):
     return 1 if 1 <= num <= NUMBERS and rack[col * NUMBERS + num - 1] > 0 else 0
 
 
-@njit(cache=True)
+@kernel(I1, i64)
 def could_meld(rack, tile):
     """Could ``tile`` (on the rack) sit in any run or set of this rack? A quick necessary
     test before asking the solver: two neighbours of its colour, or two other colours of
@@ -218,7 +225,7 @@ def could_meld(rack, tile):
     return others >= need
 
 
-@njit(cache=True)
+@kernel(I1)
 def melds_upper_bound(rack):
     """More than any melds opening of the rack can be worth: the tiles that could sit in
     some meld, and 13 a joker. Lets a player below the threshold skip the solver."""
@@ -232,7 +239,7 @@ def melds_upper_bound(rack):
 # --- the solver, as the engine uses it -------------------------------------------------------
 
 
-@njit(cache=True)
+@kernel(inline=True)
 def melds_value(rack, keep, S, space):
     """Best melds value of a rack keeping a discard (T-OPEN-4), or 0."""
     (g_ptr, g_use, g_jokers, g_tiles, g_from, g_minj, run_table, states, tptr, tto, tdj, tk, tnoend,
@@ -243,7 +250,7 @@ def melds_value(rack, keep, S, space):
     return v if v > 0 else 0
 
 
-@njit(cache=True)
+@kernel(inline=True)
 def melds_layout(rack, keep, S, space, out):
     """Best melds of a rack keeping a discard: ``(value, rows)`` into ``out``."""
     (g_ptr, g_use, g_jokers, g_tiles, g_from, g_minj, run_table, states, tptr, tto, tdj, tk, tnoend,
@@ -270,7 +277,7 @@ def melds_layout(rack, keep, S, space, out):
     return (v if v > 0 else 0), n
 
 
-@njit(cache=True)
+@kernel(inline=True)
 def _pair_row(out, n, k, with_joker):
     out[n, F_KIND] = PAIR
     out[n, F_KEY] = k
@@ -280,7 +287,7 @@ def _pair_row(out, n, k, with_joker):
     out[n, F_JOKERS] = 1 if with_joker else 0
 
 
-@njit(cache=True)
+@kernel(I1, i64, boolean, boolean, I2)
 def pairs_layout(rack, forced, use_jokers, keep, out):
     """Most pairs of a rack (T-MELD-3) as pair rows, the ``forced`` tile's pair first,
     keeping a discard (T-OPEN-4); jokers only with ``use_jokers``. Returns the count."""
@@ -331,7 +338,7 @@ def pairs_layout(rack, forced, use_jokers, keep, out):
 # --- additions and joker recovery ----------------------------------------------------------
 
 
-@njit(cache=True)
+@kernel(I1, I2, i64, i64, I2, i64)
 def find_addition(rack, table, ntable, p, ps, tile):
     """Where ``tile`` may be added (T-ADD-1): ``(meld index, side)`` or ``(-1, -1)``.
 
@@ -357,7 +364,7 @@ def find_addition(rack, table, ntable, p, ps, tile):
     return -1, -1
 
 
-@njit(cache=True)
+@kernel(I1, I2, I1, I2, i64, i64, i64, i64)
 def add_tile(rack, table, g, events, p, tile, i, side):
     """Add ``tile`` from the rack to table meld ``i`` (T-ADD-1)."""
     rack[tile] -= 1
@@ -372,7 +379,7 @@ def add_tile(rack, table, g, events, p, tile, i, side):
     event(events, g, EV_ADD, p, tile, i, side)
 
 
-@njit(cache=True)
+@kernel(I1, I2, i64)
 def find_recovery(rack, table, ntable):
     """A melded joker the rack holds the exact tile for (T-JOKER-1): ``(meld, tile)``.
     None once the rack holds :data:`RACK_JOKERS` jokers: the solver's limit (recovering is
@@ -389,7 +396,7 @@ def find_recovery(rack, table, ntable):
     return -1, -1
 
 
-@njit(cache=True)
+@kernel(I1, I2, I1, I2, i64, i64, i64)
 def recover_joker(rack, table, g, events, p, i, tile):
     """Replace the joker standing for ``tile`` in meld ``i`` by the tile; the joker goes
     to the rack and stays wild (T-JOKER-1)."""
@@ -408,7 +415,7 @@ def recover_joker(rack, table, g, events, p, i, tile):
 # --- scoring -------------------------------------------------------------------------------
 
 
-@njit(cache=True)
+@kernel(I2, I2, I1, I1, I2)
 def score_round(racks, ps, g, rp, events):
     """Scores at the end of the round (T-SCORE-1..3, T-END-1, T-END-2)."""
     players = rp[RP_PLAYERS]

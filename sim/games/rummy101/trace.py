@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from collections import Counter
 
-from sim.engine import core
-from sim.engine.bots import POLICIES
-from sim.engine.play import TracedRound
+from sim.games.rummy101 import POLICIES, core
+from sim.games.rummy101.play import TracedRound
 from sim.solver.layout import to_meld
 from sim.tiles import JOKER, Rack, tile_name
 
@@ -107,3 +106,14 @@ def format_trace(t: TracedRound, seed: int | None = None, round_id: int | None =
 
 def to_text(tiles, jokers) -> str:
     return " ".join(f"J({tile_name(k)})" if j else tile_name(k) for k, j in zip(tiles, jokers, strict=True))
+
+
+def trace_text(rules, seed: int, round_id: int, policies: list[str]) -> str:
+    """Round ``round_id`` of ``seed`` as text, and the referee's verdict."""
+    from sim.games.rummy101.play import policy_codes, trace_round
+    from sim.games.rummy101.referee import referee
+
+    t = trace_round(rules, seed, round_id, policy_codes(list(policies), rules.players))
+    problems = referee(rules, t.deck, t.events)
+    return (format_trace(t, seed, round_id) + "\nreferee: every action checked, scores recomputed: "
+            + ("no violations" if not problems else "; ".join(problems)))

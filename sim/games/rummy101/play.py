@@ -1,5 +1,5 @@
 """Python face of the round engine: rules and policies as the kernels' integer arrays,
-chunks of rounds as tables, and single traced rounds."""
+chunks of rounds as arrays, and single traced rounds."""
 
 from __future__ import annotations
 
@@ -8,10 +8,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from sim.engine import core
-from sim.engine import round as rnd
-from sim.engine.bots import POLICIES
 from sim.errors import RulesError
+from sim.games.rummy101 import FAMILY, POLICIES, core
+from sim.games.rummy101 import engine as rnd
+from sim.jit import prepare
 from sim.rules import Rules
 from sim.solver import runs, sets
 from sim.solver.api import DIRECT_JOKERS
@@ -37,6 +37,7 @@ def rules_params(rules: Rules) -> np.ndarray:
     rp[core.RP_FINISH_FACTOR] = rules.finish_factor
     rp[core.RP_ONE_TURN_PENALTY] = rules.one_turn_penalty
     rp[core.RP_JOKER_PENALTY] = rules.joker_penalty
+    rp[core.RP_STARTER_MAY_OPEN] = rules.starter_may_open
     return rp
 
 
@@ -68,13 +69,21 @@ class ChunkResult:
     players: np.ndarray  # (count, players, P_LEN)
 
 
-def play_chunk(rules: Rules, seed: int, start: int, count: int, policies: np.ndarray) -> ChunkResult:
-    """Rounds ``start .. start+count-1`` of ``seed`` (same rounds whatever the chunking)."""
+_NO_DECK = np.zeros(0, dtype=np.int64)
+_NO_EVENTS = np.zeros((1, core.EV_FIELDS), dtype=np.int64)
+
+
+def play_chunk(rules: Rules, seed: int, start: int, count: int, policies: np.ndarray,
+               progress: bool = False) -> ChunkResult:
+    """Rounds ``start .. start+count-1`` of ``seed`` (same rounds whatever the chunking).
+    ``progress``: show a progress bar if the engine must be compiled first."""
+    prepare(FAMILY.workload, progress)
     rp = rules_params(rules)
     S = solver_arrays(rules.group_of_three_max_jokers)
+    rs = rnd.new_round_space(S[7].shape[0], rules.players)
     out_r = np.zeros((count, rnd.R_LEN), dtype=np.int64)
     out_p = np.zeros((count, rules.players, rnd.P_LEN), dtype=np.int64)
-    rnd.play_chunk(seed, start, count, rp, policies, S, S[7].shape[0], out_r, out_p)
+    rnd.play_rounds(seed, start, count, rp, policies, S, rs, _NO_DECK, _NO_EVENTS, False, out_r, out_p)
     return ChunkResult(out_r, out_p)
 
 
@@ -95,6 +104,7 @@ def trace_round(rules: Rules, seed: int, round_id: int, policies: np.ndarray,
                 deck: np.ndarray | None = None) -> TracedRound:
     """Play one round with the trace on: round ``round_id`` of ``seed``, or a given tile
     order ``deck`` (for scenario tests)."""
+    prepare(FAMILY.workload)
     rp = rules_params(rules)
     S = solver_arrays(rules.group_of_three_max_jokers)
     if deck is None:
@@ -102,7 +112,9 @@ def trace_round(rules: Rules, seed: int, round_id: int, policies: np.ndarray,
     deck = np.ascontiguousarray(deck, dtype=np.int64)
     rs = rnd.new_round_space(S[7].shape[0], rules.players)
     events = np.zeros((core.MAX_EVENTS, core.EV_FIELDS), dtype=np.int64)
-    rnd.play_round(deck, rp, policies, S, rs, events, True)
+    out_r = np.zeros((1, rnd.R_LEN), dtype=np.int64)
+    out_p = np.zeros((1, rules.players, rnd.P_LEN), dtype=np.int64)
+    rnd.play_rounds(seed, round_id, 1, rp, policies, S, rs, deck, events, True, out_r, out_p)
     racks, table, ps, g, *_ = rs
     n = int(g[core.G_NEVENTS])
     return TracedRound(rules, deck.copy(), events[:n].copy(), table[: g[core.G_NTABLE]].copy(),

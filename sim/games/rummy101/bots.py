@@ -21,9 +21,8 @@ unless finishing with it, and finish with a joker when they can.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
-from sim.engine.core import (
+from sim.games.rummy101.core import (
     G_NTABLE,
     G_STOCK,
     OPEN_MELDS,
@@ -36,6 +35,8 @@ from sim.engine.core import (
     RP_INCREASING,
     RP_KEEP,
     RP_PLAYERS,
+    SOLVER_ARRAYS,
+    SOLVER_SPACE,
     could_meld,
     find_addition,
     melds_upper_bound,
@@ -45,21 +46,21 @@ from sim.engine.core import (
     points_threshold,
     rack_tiles,
 )
+from sim.jit import I1, I2, boolean, i64, kernel
 from sim.solver.kernel import most_pairs
 from sim.tiles import JOKER, KINDS, NUMBERS
 
-GREEDY, CAREFUL = 0, 1
-POLICIES = ("greedy", "careful")
+GREEDY, CAREFUL = 0, 1  # indices in sim.games.rummy101.POLICIES
 HOLD_BACK_MARGIN = 12  # careful, increasing mode: an opening this close to the bar waits
 BUTTON_NEAR = 25  # careful presses the button this close to the opening threshold
 
 
-@njit(cache=True)
+@kernel(inline=True)
 def stock_left(g, deck_len):
     return deck_len - g[G_STOCK]
 
 
-@njit(cache=True)
+@kernel(inline=True)
 def needs_tile(rack, tile, value, S, space):
     """Does every best lay-down (worth ``value``, a tile kept back) of ``rack`` use
     ``tile``? Yes when the rack without it, even laid down to the last tile, is worth
@@ -70,7 +71,7 @@ def needs_tile(rack, tile, value, S, space):
     return value > without
 
 
-@njit(cache=True)
+@kernel(i64, I1, i64, I2, I1, I1, SOLVER_ARRAYS, SOLVER_SPACE, i64, boolean)
 def opening_choice(p, rack, forced, ps, g, rp, S, space, deck_len, finishing):
     """How ``p`` opens now from ``rack``: OPEN_NONE, OPEN_MELDS or OPEN_PAIRS.
 
@@ -109,7 +110,7 @@ def opening_choice(p, rack, forced, ps, g, rp, S, space, deck_len, finishing):
 USE_NONE, USE_ADD, USE_MELDS, USE_PAIR = 0, 1, 2, 3
 
 
-@njit(cache=True)
+@kernel(i64, i64, I2, I2, I2, I1, I1, SOLVER_ARRAYS, SOLVER_SPACE, boolean)
 def taken_use(p, tile, racks, table, ps, g, rp, S, space, keep):
     """How an opened player would use ``tile``, already on its rack, this turn (T-TAKE-3):
     as an addition, in its best new melds (only if every best lay-down holds it), or in
@@ -128,7 +129,7 @@ def taken_use(p, tile, racks, table, ps, g, rp, S, space, keep):
     return USE_NONE
 
 
-@njit(cache=True)
+@kernel(inline=True)
 def wants_discard(p, tile, racks, table, ps, g, rp, S, space, deck_len):
     """Take the previous player's discard? Only when it will be used this turn."""
     rack = racks[p]
@@ -145,7 +146,7 @@ def wants_discard(p, tile, racks, table, ps, g, rp, S, space, deck_len):
     return use
 
 
-@njit(cache=True)
+@kernel(inline=True)
 def wants_button(p, racks, ps, g, rp, S, space, deck_len):
     """Press the joker button instead of drawing (T-BTN-1)?"""
     if racks[p, JOKER] >= RACK_JOKERS:
@@ -162,13 +163,13 @@ def wants_button(p, racks, ps, g, rp, S, space, deck_len):
     return rack[JOKER] == 0 and (rack_tiles(rack) <= 3 or stock <= rp[RP_PLAYERS])
 
 
-@njit(cache=True)
+@kernel(inline=True)
 def keeps_jokers(p, ps, g, rp, deck_len):
     """Lay down new melds without jokers after opening (careful, while the stock lasts)."""
     return ps[p, PS_POLICY] == CAREFUL and stock_left(g, deck_len) > 2 * rp[RP_PLAYERS]
 
 
-@njit(cache=True)
+@kernel(I1, i64, boolean)
 def _usefulness(rack, k, pairs_matter):
     """How much a tile helps its rack: neighbours in its colour, its number in other
     colours, and its twin where pairs matter."""
@@ -187,7 +188,7 @@ def _usefulness(rack, k, pairs_matter):
     return score
 
 
-@njit(cache=True)
+@kernel(inline=True)
 def discard_choice(p, racks, table, ps, g, rp):
     """The tile to throw (T-TURN-2): the least useful, the highest of those first; never a
     joker while another tile is left. Careful avoids tiles the next player, if opened,

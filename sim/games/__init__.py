@@ -1,0 +1,41 @@
+"""The rule families, each a package of its own (``sim/games/<family>/``): its kernels,
+bots, referee, table schemas, summary and report sections.
+
+The shared layers (the runner, the store, parallel execution, precision, the report
+builder and the CLI) know a family only through :class:`~sim.games.family.Family`,
+looked up here by the ``family`` of a :class:`~sim.rules.Rules`. A family's package is
+imported when that family is used, and its kernels compile only when it plays.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+from sim.errors import RulesError
+from sim.games.family import Family
+from sim.rules import Rules
+
+# family name (Rules.family) -> the package holding its FAMILY object
+_PACKAGES = {
+    "rummy101": "sim.games.rummy101",
+}
+
+
+def family(name: str) -> Family:
+    """The family called ``name`` (``rummy101``, ...)."""
+    try:
+        package = _PACKAGES[name]
+    except KeyError:
+        known = ", ".join(_PACKAGES)
+        raise RulesError(f"rounds of {name!r} cannot be played yet; families with rounds: {known}") from None
+    return importlib.import_module(package).FAMILY
+
+
+def family_of(rules: Rules) -> Family:
+    """The family whose rules these are."""
+    return family(rules.family)
+
+
+def families() -> list[Family]:
+    """Every family that plays rounds."""
+    return [family(name) for name in _PACKAGES]

@@ -1,0 +1,297 @@
+"""Numba kernels: declared with their argument types, compiled once per machine, cached.
+
+Every jit-compiled function of the package is declared with :func:`kernel` and the
+numba types of its arguments. The kernels one job needs form a :class:`Workload` (the
+Rummy 101 round engine, the opening solver, ...), and :func:`prepare` readies a workload
+before its first use:
+
+- on a machine that compiled it before (a stamp in numba's cache directory says so, for
+  these very source files and versions), it does nothing: the entry kernels load from
+  numba's cache on their first call, in well under a second;
+- otherwise it compiles every kernel of the workload for exactly its declared types,
+  callees first, behind a progress bar, and then writes the stamp.
+
+Why declared types: numba compiles a function once for every distinct tuple of argument
+types it meets while typing its callers, literal constants and the intermediate types of
+type inference included (``f(x, False)`` and ``f(x, flag)`` are two compilations, and a
+variable set to ``0`` and then incremented adds a third). Left to itself it compiled the
+round engine four to six times over. Compiled once for its declared types and then
+closed to new ones, a kernel serves every caller by conversion, and a call with types
+it was not declared for fails at once instead of silently compiling again.
+
+Why a stamp: numba checks a cached function against its own source file only, so a
+caller cached before one of its callees changed would be loaded stale. A workload whose
+source files changed forgets the cached code of all its kernels and compiles them again.
+
+``kernel(..., inline=True)`` marks a small helper or a function with a single caller: it
+is inlined into its callers by numba and never compiled on its own, which saves a whole
+optimisation and code generation of everything below it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import hashlib
+import importlib
+import json
+import os
+import sys
+import time
+import warnings
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import numba
+from numba import types
+
+# --- the types kernels are declared with ---------------------------------------------------
+
+i64 = types.int64
+u64 = types.uint64
+boolean = types.boolean
+
+
+def array(dtype, ndim: int):
+    """A C-contiguous array type: every array a kernel takes is C-contiguous."""
+    return types.Array(dtype, ndim, "C")
+
+
+I1, I2, I3, I4 = (array(i64, n) for n in (1, 2, 3, 4))
+I8_1, I8_2 = array(types.int8, 1), array(types.int8, 2)
+I16_1 = array(types.int16, 1)
+I32_2 = array(types.int32, 2)
+B1, B2 = array(boolean, 1), array(boolean, 2)
+U1 = array(u64, 1)
+
+
+def tuple_of(*members):
+    """The type of a tuple of these member types (numba makes it a UniTuple when they agree)."""
+    return types.Tuple(members)
+
+
+# --- declaring kernels ------------------------------------------------------------------------
+
+
+@dataclass
+class Kernel:
+    """A declared kernel: its dispatcher and the argument types it is compiled for."""
+
+    dispatcher: numba.core.dispatcher.Dispatcher
+    signature: tuple
+
+    @property
+    def name(self) -> str:
+        f = self.dispatcher.py_func
+        return f"{f.__module__}.{f.__qualname__}"
+
+    def compiled(self) -> bool:
+        return self.signature in self.dispatcher.overloads
+
+
+_KERNELS: dict[str, list[Kernel]] = {}  # by module, in the order of definition
+
+
+def kernel(*arg_types, parallel: bool = False, inline: bool = False):
+    """Declare a numba kernel taking ``arg_types`` (jit-compiled with ``cache=True``).
+
+    Callees must be defined before their callers, so that a module's kernels compile in
+    the order they are written. ``inline=True``: inlined into callers, never compiled alone.
+    """
+
+    def declare(fn):
+        if inline:
+            return numba.njit(cache=True, inline="always")(fn)
+        dispatcher = numba.njit(cache=True, parallel=parallel)(fn)
+        _KERNELS.setdefault(fn.__module__, []).append(Kernel(dispatcher, tuple(arg_types)))
+        return dispatcher
+
+    return declare
+
+
+# --- workloads ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Workload:
+    """The kernel modules one job needs, callees' modules first."""
+
+    name: str  # what the user is told is being compiled
+    modules: tuple[str, ...]
+
+    def kernels(self) -> list[Kernel]:
+        for m in self.modules:
+            importlib.import_module(m)
+        return [k for m in self.modules for k in _KERNELS.get(m, [])]
+
+
+class CompileWarning(UserWarning):
+    """A kernel was compiled more than once, or outside its workload: a compile-time leak."""
+
+
+_READY: set[str] = set()
+
+
+def _fingerprint(workload: Workload) -> dict:
+    """What the compiled code depends on: the tool versions and each module's source."""
+    from sim import __version__
+
+    modules = {}
+    for m in workload.modules:
+        path = importlib.import_module(m).__file__
+        modules[m] = hashlib.sha256(Path(path).read_bytes()).hexdigest()
+    return {"versions": f"rummy-sim {__version__}, numba {numba.__version__}, python {sys.version}",
+            "modules": modules}
+
+
+def _cache_dirs(kernels: list[Kernel]) -> list[Path]:
+    """numba's cache directories of these kernels (next to the code, or the user-wide
+    cache when the package directory is read-only)."""
+    return list(dict.fromkeys(Path(k.dispatcher.stats.cache_path) for k in kernels))
+
+
+def _stamp_path(workload: Workload, kernels: list[Kernel]) -> Path:
+    """The stamp lives beside the cached code of the workload's last kernel, so that
+    removing that cache removes the stamp too."""
+    name = "".join(c if c.isalnum() else "-" for c in workload.name)
+    return _cache_dirs(kernels[-1:])[0] / f"rummy-sim-{name}.stamp"
+
+
+def _read_stamp(path: Path) -> dict:
+    try:
+        return json.loads(path.read_text())
+    except (OSError, ValueError):
+        return {}
+
+
+def is_ready(workload: Workload) -> bool:
+    """Compiled before on this machine, for these sources: nothing to compile."""
+    if workload.name in _READY:
+        return True
+    return _read_stamp(_stamp_path(workload, workload.kernels())) == _fingerprint(workload)
+
+
+def _stale_modules(workload: Workload, stamp: dict, now: dict) -> set[str]:
+    """Modules whose cached code may be stale: from the first one that changed since the
+    stamp on (a module's kernels may call those of the modules before it, never after)."""
+    if stamp.get("versions") != now["versions"]:
+        return set(workload.modules)
+    old = stamp.get("modules", {})
+    for i, m in enumerate(workload.modules):
+        if old.get(m) != now["modules"][m]:
+            return set(workload.modules[i:])
+    return set()
+
+
+def _cache_files(kernel: Kernel) -> Iterator[Path]:
+    """numba's index and data files of one kernel (``<file>.<qualname>-<line>.py311.nbi``)."""
+    f = kernel.dispatcher.py_func
+    base = f"{Path(f.__code__.co_filename).stem}.{f.__qualname__}-"
+    for path in Path(kernel.dispatcher.stats.cache_path).glob(base + "*"):
+        if path.suffix in (".nbi", ".nbc"):
+            yield path
+
+
+def _forget(kernels: list[Kernel]) -> None:
+    """Remove these kernels' cached code: code cached against an older version of a
+    callee in another file must not be loaded (numba checks only the kernel's own file)."""
+    for k in kernels:
+        for path in _cache_files(k):
+            with contextlib.suppress(OSError):
+                path.unlink()
+
+
+def prepare(workload: Workload, progress: bool = True) -> None:
+    """Make ``workload`` ready to run: nothing if it was compiled before on this machine,
+    else compile every kernel once, callees first, saying so on standard error (with a
+    progress bar when ``progress``)."""
+    if workload.name in _READY:
+        return
+    kernels = workload.kernels()
+    stamp_path = _stamp_path(workload, kernels)
+    stamp, now = _read_stamp(stamp_path), _fingerprint(workload)
+    if stamp != now:
+        stale = _stale_modules(workload, stamp, now)
+        todo = [k for k in kernels if not k.compiled()]
+        _forget([k for k in todo if k.dispatcher.py_func.__module__ in stale])
+        if todo:
+            _compile(workload, todo, progress)
+        with contextlib.suppress(OSError):
+            tmp = stamp_path.with_suffix(f".{os.getpid()}.tmp")
+            tmp.write_text(json.dumps(now, indent=1))
+            os.replace(tmp, stamp_path)
+    _READY.add(workload.name)
+
+
+def _compile(workload: Workload, todo: list[Kernel], progress: bool) -> None:
+    from tqdm.auto import tqdm
+
+    where = _cache_dirs(todo[-1:])[0]
+    print(f"compiling {workload.name} ({len(todo)} numba kernels): once on this machine, "
+          f"then loaded from the cache ({where.parent if where.name == '__pycache__' else where})",
+          file=sys.stderr, flush=True)
+    before = {id(k): len(k.dispatcher.overloads) for ks in _KERNELS.values() for k in ks}
+    t0 = time.perf_counter()
+    with tqdm(total=len(todo), unit="kernel", disable=not progress, desc="compiling",
+              bar_format="{desc}: {percentage:3.0f}%|{bar}| {n}/{total} kernels [{elapsed}<{remaining}]",
+              file=sys.stderr) as bar:
+        for k in todo:
+            bar.set_postfix_str(k.dispatcher.py_func.__name__, refresh=False)
+            k.dispatcher.compile(k.signature)
+            # Closed to new types: callers typed later are served by conversion.
+            k.dispatcher.disable_compile()
+            bar.update()
+    if not progress:
+        print(f"compiled in {time.perf_counter() - t0:.0f} s", file=sys.stderr, flush=True)
+    for ks in _KERNELS.values():
+        for k in ks:
+            extra = len(k.dispatcher.overloads) - before.get(id(k), 0) - (1 if k in todo else 0)
+            if extra > 0:
+                warnings.warn(f"{k.name} was compiled {extra} more time(s) than declared while "
+                              f"preparing {workload.name}: define it before its callers, list its "
+                              "module in the workload, or call it with its declared types",
+                              CompileWarning, stacklevel=3)
+
+
+# --- what the cache holds -------------------------------------------------------------------------
+
+
+@functools.cache
+def all_workloads() -> tuple[Workload, ...]:
+    """Every workload of the package (the shared ones and each family's)."""
+    from sim.deal import DEAL_WORKLOAD
+    from sim.games import families
+    from sim.solver.api import BATCH_WORKLOAD, OPENING_WORKLOAD
+    from sim.solver.runs import TABLE_WORKLOAD
+
+    found = [DEAL_WORKLOAD, TABLE_WORKLOAD, OPENING_WORKLOAD, BATCH_WORKLOAD]
+    for family in families():
+        found.extend(w for w in family.workloads if w not in found)
+    return tuple(found)
+
+
+def cache_report() -> list[tuple[Path, int, int]]:
+    """Where compiled code lives: ``(directory, files, bytes)`` for every cache directory."""
+    rows = []
+    for folder in _cache_dirs([k for w in all_workloads() for k in w.kernels()]):
+        files = [p for p in folder.glob("*") if p.suffix in (".nbi", ".nbc", ".stamp")] if folder.exists() else []
+        rows.append((folder, len(files), sum(p.stat().st_size for p in files)))
+    return rows
+
+
+def clear_cache() -> int:
+    """Remove every compiled kernel and stamp of the package; returns the files removed."""
+    removed = 0
+    kernels = [k for w in all_workloads() for k in w.kernels()]
+    for folder in _cache_dirs(kernels):
+        for path in folder.glob("rummy-sim-*.stamp"):
+            path.unlink(missing_ok=True)
+            removed += 1
+    for k in kernels:
+        for path in _cache_files(k):
+            with contextlib.suppress(OSError):
+                path.unlink()
+                removed += 1
+    _READY.clear()
+    return removed
