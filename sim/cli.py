@@ -195,7 +195,7 @@ def deal_stats(
     rack_size: Annotated[int | None, typer.Option(
         "--rack-size", help="Tiles per rack [default: the preset's deal, 21 in rummy101].")] = None,
     samples: Annotated[int, typer.Option("--samples", "-n", help="Racks to deal.")] = 100_000,
-    seed: Annotated[int, typer.Option("--seed", help="Seed: the same seed gives the same racks.")] = 1,
+    seed: SeedOpt = 1,
     jobs: JobsOpt = None,
     out: Annotated[Path | None, typer.Option(
         "--out", "-o",
@@ -401,7 +401,22 @@ def report(
 
 
 def main() -> None:
-    app()
+    """The ``sim`` command: usage errors too end in one ``error:`` line and status 2."""
+    from typer.exceptions import TyperException
+
+    try:
+        code = app(standalone_mode=False)
+    except TyperException as e:  # a usage error: an unknown flag, a value out of range...
+        message = e.format_message() if hasattr(e, "format_message") else str(e)
+        ctx = getattr(e, "ctx", None)
+        where = f" (see '{ctx.command_path} --help')" if ctx is not None else ""
+        if message:  # no message: the help was printed (sim with no command)
+            typer.echo(f"error: {message}{where}", err=True)
+        sys.exit(getattr(e, "exit_code", 2))
+    except typer.Abort:
+        typer.echo("error: interrupted", err=True)
+        sys.exit(130)
+    sys.exit(code if isinstance(code, int) else 0)
 
 
 if __name__ == "__main__":

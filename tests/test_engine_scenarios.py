@@ -7,6 +7,7 @@ import pytest
 import sim
 from sim.games.rummy101 import core, play
 from sim.games.rummy101.referee import referee
+from sim.games.rummy101.trace import round_json
 from tests.decks import deck_from
 
 RUN_R = "R1 R2 R3 R4 R5 R6 R7 R8 R9 R10 R11 R12 R13"
@@ -16,7 +17,7 @@ GREEDY = ("greedy",)
 def play_deck(players, seats, stock="", preset="rummy101"):
     rules = sim.preset(preset).replace(players=players)
     t = play.trace_round(rules, 0, 0, play.policy_codes(list(GREEDY), players), deck=deck_from(seats, stock))
-    assert referee(rules, t.deck, t.events) == []
+    assert referee(round_json(t, None, None)) == []
     assert t.counters[core.G_ERROR] == 0
     finish = core.FINISH_NAMES[int(t.counters[core.G_FINISH])]
     return t, finish, int(t.counters[core.G_WINNER]), [int(s) for s in t.players[:, core.PS_SCORE]]
@@ -82,7 +83,7 @@ def test_T_END_1_stock_out_ends_without_winner_each_loses_its_hand_penalty():
     # melds, with pairs and not at all.
     rules = sim.preset("rummy101")
     t = play.trace_round(rules, 3, 5, play.policy_codes(["greedy"], 4))
-    assert referee(rules, t.deck, t.events) == []
+    assert referee(round_json(t, None, None)) == []
     assert core.FINISH_NAMES[int(t.counters[core.G_FINISH])] == "stock_out"
     assert int(t.counters[core.G_WINNER]) == -1
     for seat in range(4):
@@ -99,7 +100,7 @@ def test_score_table_is_a_rules_parameter(factor):
     deck = deck_from([RUN_R + " B1 B2 B3 B4 B5 K11 K12 K13 J",
                       "K1 B7 Y2 R4 K9 B12 Y5 R8 K3 B10 Y13 R1 K6 B4 Y9 R11 K13 B2 Y6 R7 K10"])
     t = play.trace_round(rules, 0, 0, play.policy_codes(["greedy"], 2), deck=deck)
-    assert referee(rules, t.deck, t.events) == []
+    assert referee(round_json(t, None, None)) == []
     assert [int(s) for s in t.players[:, core.PS_SCORE]] == [101 * factor**2, -404 * factor]
 
 
@@ -108,3 +109,69 @@ def test_deck_of_a_round_is_the_same_for_every_variant():
     a = play.trace_round(sim.preset("rummy101").replace(players=2), 9, 4, play.policy_codes(["greedy"], 2))
     b = play.trace_round(sim.preset("rummy101-increasing"), 9, 4, play.policy_codes(["careful"], 4))
     assert np.array_equal(a.deck, b.deck)
+
+
+# --- the readings of issue 12: T-OPEN-3, T-ADD-1, T-SET-2, every finish -----------------------
+
+# Seat 0 opens on its first turn with K6 J(K7) K8 among its melds; seat 1 opens on its
+# first turn (after drawing K9) holding K7, which frees that joker, and B5 B6, which a
+# joker would make a run of.
+OPENERS = ["R10 R11 R12 R13 B10 B11 B12 B13 J K1 Y1 K3 Y5 R7 B1 Y7 K6 R4 B4 Y3 K8 R1",
+           "K10 K11 K12 K13 Y9 Y10 Y11 Y12 Y13 K7 B5 B6 R2 Y3 R5 K2 Y6 R8 B9 K4 B1"]
+
+
+def _turn(trace, seat, turn):
+    return [e for e in trace["events"] if e["seat"] == seat and e["turn"] == turn]
+
+
+def _scenario(policy, seats, stock, players=2, **rules):
+    r = sim.preset("rummy101").replace(players=players, **rules)
+    t = play.trace_round(r, 0, 0, play.policy_codes([policy], players), deck=deck_from(seats, stock))
+    trace = round_json(t, None, None)
+    assert referee(trace) == []
+    return trace
+
+
+def test_T_OPEN_3_a_joker_freed_on_the_opening_turn_goes_into_an_addition_not_a_new_meld():
+    trace = _scenario("greedy", OPENERS, "K9 Y8")
+    actions = [e["action"] for e in _turn(trace, 1, 1)]
+    assert actions == ["draw", "open", "recover", "add", "discard"]
+    recover, add = _turn(trace, 1, 1)[2:4]
+    assert recover["tile"] == "K7"  # T-JOKER-1: the exact tile the joker stood for
+    assert add["tile"].startswith("J(")  # T-ADD-1: greedy adds the joker rather than keep it
+
+
+def test_T_OPEN_3_and_T_JOKER_1_careful_keeps_the_freed_joker_on_its_rack():
+    trace = _scenario("careful", OPENERS, "K9 Y8")
+    assert [e["action"] for e in _turn(trace, 1, 1)] == ["draw", "open", "recover", "discard"]
+    # No meld with that joker on the opening turn; the joker stays on the rack (it would
+    # make B5 B6 J(B7), which must wait for a later turn).
+    opening = _turn(trace, 1, 1)[1]
+    assert all("J(" not in t for m in opening["melds"] for t in m)
+
+
+# Seat 0 cannot open and throws its least useful tile, Y13; seat 1 takes it into an opening
+# that lays everything but its joker.
+NO_OPENING = "R1 R3 R5 R7 R9 K1 K3 K5 K7 K9 B1 B3 B5 Y1 Y3 Y5 Y7 Y9 K11 B6 B7 Y13"
+TAKER = "R1 R2 R3 R4 R5 R6 R7 R8 R9 R10 R11 R12 R13 Y11 Y12 B8 B9 B10 B11 B12 J"
+
+
+def test_T_FIN_2_an_unopened_player_who_takes_the_discard_may_finish_with_a_joker():
+    trace = _scenario("greedy", [NO_OPENING, TAKER], "K13 Y8")
+    actions = [e["action"] for e in _turn(trace, 1, 1)]
+    assert actions == ["take", "open", "discard", "finish"]
+    assert _turn(trace, 1, 1)[2]["tile"] == "J"
+    assert trace["result"]["finish"] == "one_turn_joker"  # nobody had opened: T-FIN-3 with a joker
+    assert trace["result"]["scores"] == [-808, 404]  # T-SCORE-1, T-SCORE-3
+
+
+def test_T_SET_2_starter_may_open_false_makes_the_first_turn_the_discard_alone():
+    deck = [RUN_R + " B1 B2 B3 B4 B5 K11 K12 K13 Y7",
+            "K1 B7 Y2 R4 K9 B12 Y5 R8 K3 B10 Y13 R1 K6 B4 Y9 R11 K13 B2 Y6 R7 K10"]
+    trace = _scenario("greedy", deck, "", starter_may_open=False)
+    assert [e["action"] for e in _turn(trace, 0, 1)] == ["discard"]
+    finish = next(e for e in trace["events"] if e["action"] == "finish")
+    assert (finish["seat"], finish["turn"]) == (0, 2)  # one turn later than the starter who may open
+    allowed = _scenario("greedy", deck, "")
+    finish = next(e for e in allowed["events"] if e["action"] == "finish")
+    assert (finish["seat"], finish["turn"], finish["kind"]) == (0, 1, "one_turn")

@@ -134,8 +134,32 @@ def test_cli_run_json_and_summary(tmp_path):
 def test_cli_trace_prints_every_action_and_the_referee_verdict():
     r = cli.invoke(app, ["run", "--trace", "7", "--players", "2"])
     assert r.exit_code == 0, r.output
-    assert "Turn 1 · seat 0" in r.output and "T-TURN-2" in r.output and "Scores" in r.output
+    assert "Seat 0, its turn 1" in r.output and "T-TURN-2" in r.output and "Scores" in r.output
     assert "referee: every action checked, scores recomputed: no violations" in r.output
+
+
+def test_cli_trace_json_prints_one_object_per_round_for_a_range_and_a_list():
+    r = cli.invoke(app, ["run", "--trace", "3-5,9", "--json", "--players", "3"])
+    assert r.exit_code == 0, r.output
+    traces = [json.loads(line) for line in r.output.splitlines()]
+    assert [t["round_id"] for t in traces] == [3, 4, 5, 9]
+    assert all(t["family"] == "rummy101" and t["players"] == 3 for t in traces)
+    from sim.games.rummy101.referee import referee
+
+    assert all(referee(t) == [] for t in traces)
+
+
+@pytest.mark.parametrize("ids", ["5-3", "x", "-1", "1-"])
+def test_cli_trace_rejects_bad_ids(ids):
+    r = cli.invoke(app, ["run", "--trace", ids])
+    assert r.exit_code == 2 and "--trace" in r.output
+
+
+def test_one_seed_rule_for_every_command():
+    for args in (["run", "--trace", "1"], ["sweep", "--grid", "players=2", "--out", "x"],
+                 ["deal-stats", "--samples", "10"]):
+        r = cli.invoke(app, [*args, "--seed", "-1"])
+        assert r.exit_code == 2 and "--seed" in r.output, (args, r.output)
 
 
 @pytest.mark.parametrize(("args", "message"), [

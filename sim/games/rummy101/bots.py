@@ -1,21 +1,26 @@
 """The bots: every choice the rules leave to a player, for each policy (numba).
 
 ``greedy`` opens as soon as it legally can (melds if they reach the threshold, else
-pairs), then lays down and adds everything it can while keeping a discard; it takes the
-discard whenever it can use it, presses the joker button at its first draw and throws
-the tile that helps its rack least, highest first.
+pairs), then lays down and adds everything it can while keeping a discard, its jokers
+included: once opened it adds a joker it cannot use in a meld to a table meld at once
+(T-ADD-1), since a joker left on the rack costs 101 (T-VAL-1). It takes the discard
+whenever it can use it, presses the joker button at its first draw and throws the tile
+that helps its rack least, highest first.
 
 ``careful`` prefers melds to pairs (pairs double its penalty, T-SCORE-2): it opens with
 pairs only from its third turn on or when the stock runs low; in increasing mode it
 holds back a small opening on its first two turns to open bigger and raise the bar for
 the others (T-THR-2); after opening it keeps its jokers on the rack for a joker finish
-(T-FIN-2) until the stock runs low; it presses the joker button when a joker would
-likely let it open, or late; and it avoids discarding a tile the next player, once
-opened, could take and add to the table (T-TAKE-3).
+(T-FIN-2), out of new melds and off the table, until the stock runs low or until adding
+them lets it go out that turn; it presses the joker button when a joker would likely
+let it open, or late; and it avoids discarding a tile the next player, once opened,
+could take and add to the table (T-TAKE-3).
 
 Both play only legal moves, take the discard only when they will use it that turn
-(T-TAKE-2, T-TAKE-3), recover jokers whenever they can (T-JOKER-1), never throw a joker
-unless finishing with it, and finish with a joker when they can.
+(T-TAKE-2, T-TAKE-3), recover jokers whenever they can (T-JOKER-1), lay no new meld on
+their opening turn once the opening is down (T-OPEN-3), never throw a joker unless
+finishing with it, and finish with a joker whenever they can, also on a turn they open
+with the discard just taken.
 """
 
 from __future__ import annotations

@@ -343,40 +343,58 @@ def find_addition(rack, table, ntable, p, ps, tile):
     """Where ``tile`` may be added (T-ADD-1): ``(meld index, side)`` or ``(-1, -1)``.
 
     A run grows at either end by the next tile of its colour; a set of three takes its
-    missing colour; pairs take nothing (T-OPEN-6). Only after one's own opening.
+    missing colour; pairs take nothing (T-OPEN-6). A joker may go wherever a tile could,
+    standing for that tile (T-ADD-1 Decision); a run takes it at its high end first. Only
+    after one's own opening.
     """
-    if ps[p, PS_OPEN_KIND] == OPEN_NONE or tile == JOKER:
+    if ps[p, PS_OPEN_KIND] == OPEN_NONE:
         return -1, -1
     col = tile // NUMBERS
     num = tile % NUMBERS + 1
     for i in range(ntable):
         kind = table[i, F_KIND]
-        if kind == RUN and table[i, F_KEY] == col:
+        if kind == RUN and (tile == JOKER or table[i, F_KEY] == col):
             first = table[i, F_FIRST]
             last = first + table[i, F_LEN] - 1
-            if num == first - 1:
+            if tile == JOKER:
+                if last < NUMBERS:
+                    return i, ADD_HIGH
+                if first > 1:
+                    return i, ADD_LOW
+            elif num == first - 1:
                 return i, ADD_LOW
-            if num == last + 1 and last < NUMBERS:
+            elif num == last + 1 and last < NUMBERS:
                 return i, ADD_HIGH
-        elif (kind == SET and table[i, F_KEY] == num and table[i, F_LEN] == 3
-              and not (table[i, F_COLOURS] >> col) & 1):
+        elif kind == SET and table[i, F_LEN] == 3 and (
+                tile == JOKER or (table[i, F_KEY] == num and not (table[i, F_COLOURS] >> col) & 1)):
             return i, ADD_SET
     return -1, -1
 
 
 @kernel(I1, I2, I1, I2, i64, i64, i64, i64)
 def add_tile(rack, table, g, events, p, tile, i, side):
-    """Add ``tile`` from the rack to table meld ``i`` (T-ADD-1)."""
+    """Add ``tile`` from the rack to table meld ``i`` (T-ADD-1); a joker stands for the
+    tile the meld is extended with, kept in the meld's joker mask (for T-JOKER-1)."""
     rack[tile] -= 1
-    if side == ADD_LOW:  # the joker mask is by number: unchanged
+    if side == ADD_LOW:
         table[i, F_FIRST] -= 1
         table[i, F_LEN] += 1
+        shown = table[i, F_KEY] * NUMBERS + table[i, F_FIRST] - 1
     elif side == ADD_HIGH:
         table[i, F_LEN] += 1
+        shown = table[i, F_KEY] * NUMBERS + table[i, F_FIRST] + table[i, F_LEN] - 2
     else:
-        table[i, F_COLOURS] |= 1 << (tile // NUMBERS)
+        col = tile // NUMBERS
+        if tile == JOKER:  # the one colour the set of three lacks
+            col = 0
+            while (table[i, F_COLOURS] >> col) & 1:
+                col += 1
+        table[i, F_COLOURS] |= 1 << col
         table[i, F_LEN] += 1
-    event(events, g, EV_ADD, p, tile, i, side)
+        shown = col * NUMBERS + table[i, F_KEY] - 1
+    if tile == JOKER:  # joker masks: bit n-1 for number n in a run, bit c for colour c in a set
+        table[i, F_JOKERS] |= 1 << (shown // NUMBERS if side == ADD_SET else shown % NUMBERS)
+    event(events, g, EV_ADD, p, tile, i, side, shown)
 
 
 @kernel(I1, I2, i64)

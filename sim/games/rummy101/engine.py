@@ -4,11 +4,12 @@ The deal (T-SET), then turns in seat order from seat 0 (T-SET-2): take (T-TURN-1
 T-TAKE, T-BTN-1), act (T-OPEN, T-ADD, T-JOKER-1), discard (T-TURN-2) until a player
 finishes (T-FIN) or the stock runs out (T-END-1); then the scores (T-SCORE).
 
-Readings of the rules made here: the starter's first turn has no take but may open
-and lay down before its discard (T-SET-2 says only that it does not draw); when the
-stock is empty and the player does not take the discard, the round ends even if the
-player still has a joker button (T-END-1: the button replaces a stock draw that can no
-longer happen).
+The starter's first turn skips the take, and with ``starter_may_open`` (the default,
+T-SET-2) it may open before its discard; otherwise that turn is the discard alone. The
+opening turn lays all its melds in the opening, then only adds and recovers jokers
+(T-OPEN-3). When the stock is empty and the player does not take the discard, the round
+ends even if the player still has a joker button (T-END-1: the button replaces a stock
+draw that can no longer happen).
 """
 
 from __future__ import annotations
@@ -173,14 +174,19 @@ def use_taken(p, tile, racks, table, ps, g, rp, events, S, space, rows, keep):
 
 
 @kernel(inline=True)
-def lay_more(p, racks, table, ps, g, rp, events, S, space, rows, keep, no_jokers, took):
+def lay_more(p, racks, table, ps, g, rp, events, S, space, rows, keep, no_jokers, took, opening_turn):
     """After opening: recover jokers (T-JOKER-1), lay down new melds (T-OPEN-5) or pairs
     (T-OPEN-5, T-OPEN-6) and add tiles (T-ADD-1), keeping a tile for the discard when
-    ``keep`` (T-OPEN-4). The best lay-down takes every meld the rack holds and additions
-    only take tiles away, so one pass suffices unless a joker comes back to the rack.
-    Returns how the rack's count of ``took`` moved through joker recoveries, which do
-    not count as using the discard taken (T-TAKE-3): tiles of that kind put in place of
-    a joker, minus, for a joker taken, the jokers taken back."""
+    ``keep`` (T-OPEN-4). On the opening turn only recoveries and additions (T-OPEN-3:
+    every meld laid that turn belongs to the opening). ``no_jokers``: new melds without
+    jokers, and jokers added to the table only when that empties the rack but for the
+    discard (the bot holds them for a joker finish, T-FIN-2).
+
+    The best lay-down takes every meld the rack holds and additions only take tiles away,
+    so one pass suffices unless a joker comes back to the rack. Returns how the rack's
+    count of ``took`` moved through joker recoveries, which do not count as using the
+    discard taken (T-TAKE-3): tiles of that kind put in place of a joker, minus, for a
+    joker taken, the jokers taken back."""
     rack = racks[p]
     players = rp[RP_PLAYERS]
     swapped = 0
@@ -195,14 +201,15 @@ def lay_more(p, racks, table, ps, g, rp, events, S, space, rows, keep, no_jokers
             elif took == JOKER:
                 swapped -= 1
         kind = ps[p, PS_OPEN_KIND]
-        if kind == OPEN_MELDS:
+        if kind == OPEN_MELDS and not opening_turn:
             saved = rack[JOKER]
             if no_jokers:
                 rack[JOKER] = 0
             _, n = melds_layout(rack, keep and rack[JOKER] == saved, S, space, rows)
             rack[JOKER] = saved
             _lay_rows(p, rows, n, racks, table, g, events)
-        if kind == OPEN_PAIRS or (kind == OPEN_MELDS and others_opened_pairs(ps, players, p)):
+        pairs_allowed = kind == OPEN_PAIRS or (kind == OPEN_MELDS and others_opened_pairs(ps, players, p))
+        if pairs_allowed and not opening_turn:
             n = pairs_layout(rack, -1, not no_jokers, keep, rows)
             _lay_rows(p, rows, n, racks, table, g, events)
         added = True
@@ -215,6 +222,13 @@ def lay_more(p, racks, table, ps, g, rp, events, S, space, rows, keep, no_jokers
                         break
                     add_tile(rack, table, g, events, p, k, i, side)
                     added = True
+        # T-ADD-1: jokers as additions (a joker left on the rack costs 101, T-VAL-1).
+        goes_out = rack_tiles(rack) - rack[JOKER] <= 1
+        while rack[JOKER] > 0 and (not no_jokers or goes_out) and (not keep or rack_tiles(rack) > 1):
+            i, side = find_addition(rack, table, g[G_NTABLE], p, ps, JOKER)
+            if i < 0:
+                break
+            add_tile(rack, table, g, events, p, JOKER, i, side)
         if find_recovery(rack, table, g[G_NTABLE])[0] < 0:
             return swapped
 
@@ -224,7 +238,8 @@ def act(p, took, racks, table, ps, g, rp, events, S, space, rows, deck_len, keep
     """Everything between the take and the discard (T-TURN-1 step 2). Returns False if a
     discard taken was not used (T-TAKE-2, T-TAKE-3): a bot error."""
     before = racks[p, took] if took >= 0 else 0
-    if ps[p, PS_OPEN_KIND] == OPEN_NONE:
+    opening_turn = ps[p, PS_OPEN_KIND] == OPEN_NONE
+    if opening_turn:
         choice = opening_choice(p, racks[p], took, ps, g, rp, S, space, deck_len, finishing)
         if choice == OPEN_NONE:
             return took < 0
@@ -232,7 +247,8 @@ def act(p, took, racks, table, ps, g, rp, events, S, space, rows, deck_len, keep
     elif took >= 0:
         use_taken(p, took, racks, table, ps, g, rp, events, S, space, rows, keep)
     no_jokers = keeps_jokers(p, ps, g, rp, deck_len) and not finishing
-    swapped = lay_more(p, racks, table, ps, g, rp, events, S, space, rows, keep, no_jokers, took)
+    swapped = lay_more(p, racks, table, ps, g, rp, events, S, space, rows, keep, no_jokers, took,
+                       opening_turn)
     return took < 0 or racks[p, took] + swapped < before
 
 
@@ -294,7 +310,7 @@ def play_turn(p, first, deck, racks, table, ps, g, rp, events, S, space, rows, s
     # A joker finish keeps one joker back; a joker just taken must itself go into a meld.
     spare = rack[JOKER] - (1 if took == JOKER else 0)
     discard_only = first and rp[RP_STARTER_MAY_OPEN] == 0  # T-SET-2 with starter_may_open false
-    if spare > 0 and not discard_only and not (took >= 0 and not opened_before):
+    if spare > 0 and not discard_only:
         joker_finish = joker_finish_possible(p, took, racks, table, ps, g, rp, events, S, space,
                                              rows, deck_len, scratch)
     if discard_only:

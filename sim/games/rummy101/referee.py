@@ -1,9 +1,11 @@
-"""A rules referee for Rummy 101 with tiles (RULES.md section T), written in plain Python
-apart from the engine: it deals the tiles again from the recorded tile order, replays a
-traced round action by action, checks every action against the rules, keeps every table
-meld valid and every tile accounted for, and recomputes the finish and the scores.
+"""A rules referee for Rummy 101 with tiles (RULES.md section T), in plain Python and
+written apart from the engine: it reads a JSON trace (README, "JSON traces"; made by
+:func:`.trace.trace_json`, or by any other program), deals the tiles again, replays the
+round action by action, checks every action against the rules, keeps every table meld
+valid and every tile accounted for, and recomputes the finish and the scores.
 
-:func:`referee` returns the list of violations (empty when the round is clean).
+:func:`referee` returns the violations found, each naming the turn and the rule (empty:
+a clean round).
 """
 
 from __future__ import annotations
@@ -11,64 +13,69 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
+from sim.errors import SimError
 from sim.reference.opening import check_meld
 from sim.rules import Rules
-from sim.solver.layout import to_meld
-from sim.tiles import JOKER, NUMBERS, colour_of, number_of, tile_name
+from sim.tiles import JOKER, NUMBERS, Meld, colour_of, number_of, parse_meld, parse_tile, tile_name
 
-# Event codes and finish names of the trace format (sim.engine.core), restated here so
-# that the referee reads the format, not the engine.
-DEAL, DRAW, TAKE, BUTTON, OPEN, LAY, ADD, RECOVER, DISCARD, FINISH, STOCK_OUT, SCORE = range(12)
-FINISHES = ("normal", "joker", "one_turn", "one_turn_joker", "stock_out")
-ADD_LOW, ADD_HIGH, ADD_SET = 0, 1, 2
-MELDS, PAIRS = 1, 2
+TAKES = ("draw", "take", "button")
 
 
 @dataclass
 class TableMeld:
     owner: int
-    kind: str  # run, set, pair
-    tiles: list[int]  # kind shown at each position
-    jokers: list[bool]  # a joker holds that position
+    meld: Meld  # kind shown at each position, jokers marked
+
+    @property
+    def tiles(self) -> list[int]:
+        return list(self.meld.tiles)
 
     def check(self, rules: Rules) -> str | None:
-        from sim.tiles import Meld
-
-        if self.kind == "pair":
-            if len(self.tiles) != 2 or self.tiles[0] != self.tiles[1] or all(self.jokers):
+        m = self.meld
+        if m.kind == "pair":
+            if len(m.tiles) != 2 or m.tiles[0] != m.tiles[1] or all(m.jokers):
                 return "a pair is two equal tiles, a joker for at most one (T-MELD-3)"
             return None
-        return check_meld(Meld(self.kind, tuple(self.tiles), tuple(self.jokers)), rules)
+        return check_meld(m, rules)
 
-    def value(self) -> int:
-        return sum(number_of(k) for k in self.tiles)
+    def text(self) -> str:
+        return str(self.meld)
 
 
 @dataclass
 class Player:
     rack: Counter = field(default_factory=Counter)
-    opened: int = 0  # 0, MELDS or PAIRS
+    opened: str | None = None  # "melds" or "pairs"
     buttons: int = 0
     turns: int = 0
 
 
+def _tile(token: str) -> tuple[int, bool]:
+    """A tile of the trace: ``R5`` -> (R5, False); ``J(R5)`` -> (R5, True); ``J`` -> (JOKER, False)."""
+    token = token.strip()
+    if token.upper().startswith("J("):
+        return parse_tile(token[2:-1]), True
+    return parse_tile(token), False
+
+
 class Referee:
-    def __init__(self, rules: Rules, deck, events):
-        self.rules = rules
-        self.deck = [int(x) for x in deck]
-        self.events = [[int(x) for x in row] for row in events]
+    def __init__(self, trace: dict):
+        self.trace = trace
+        self.rules = Rules.from_dict(trace["rules"])
+        r = self.rules
         self.errors: list[str] = []
-        self.players = [Player(buttons=rules.button_jokers) for _ in range(rules.players)]
+        self.players = [Player(buttons=r.button_jokers) for _ in range(r.players)]
         self.table: list[TableMeld] = []
-        self.stock = 0
+        self.stock = [parse_tile(t) for t in trace["deal"]["stock"]]
+        self.drawn = 0
         self.last_discard: tuple[int, int] | None = None  # (tile, by seat)
         self.ladder_points = 0
         self.ladder_pairs = 0
         self.openers = 0
-        self.finish: tuple[str, int] | None = None
-        self.scores: dict[int, int] = {}
-        self.jokers_in_play = rules.jokers
+        self.finish: tuple[str, int | None] | None = None
+        self.jokers_in_play = r.jokers
         self.discards: Counter = Counter()
+        self.dealt: Counter = Counter()
 
     def fail(self, where: str, message: str) -> None:
         self.errors.append(f"{where}: {message}")
@@ -77,142 +84,132 @@ class Referee:
 
     def run(self) -> list[str]:
         r = self.rules
-        if len(self.deck) != 104 + r.jokers or Counter(self.deck) != Counter(
-                {**{k: 2 for k in range(52)}, JOKER: r.jokers}):
-            self.fail("deck", "the tiles are not the 106 of the set (T-SET-1)")
-            return self.errors
-        pos = 0
+        racks = self.trace["deal"]["racks"]
         for p in range(r.players):
             size = r.rack_size + (r.starter_extra if p == 0 else 0)
-            self.players[p].rack.update(self.deck[pos:pos + size])
-            pos += size
-        self.stock = pos
-        turns = self._split_turns()
-        if turns is None:
-            return self.errors
-        expected = 0
-        for number, (seat, rows) in enumerate(turns):
-            if seat != expected:
-                self.fail(f"turn {number + 1}", f"seat {seat} plays, seat {expected} was due (T-SET-2)")
+            if len(racks) != r.players or len(racks[p]) != size:
+                self.fail("deal", f"seat {p} must receive {size} tiles (T-SET-2)")
                 return self.errors
-            self._turn(number + 1, seat, rows, first=number == 0)
+            self.players[p].rack.update(parse_tile(t) for t in racks[p])
+        self.dealt = sum((p.rack for p in self.players), Counter()) + Counter(self.stock)
+        full = Counter({**{k: 2 for k in range(52)}, JOKER: r.jokers})
+        if self.dealt != full:
+            self.fail("deal", "racks and stock are not the 106 tiles of the set (T-SET-1)")
+            return self.errors
+        for number, (seat, turn, events) in enumerate(self._turns()):
+            where = f"turn {number + 1} (seat {seat}, its turn {turn})"
+            if seat != number % r.players or turn != number // r.players + 1:
+                self.fail(where, f"seat {number % r.players} was due, at its turn {number // r.players + 1} "
+                                 "(T-SET-2: seat 0 starts, play goes round)")
+                break
+            self._turn(where, seat, events, first=number == 0)
             if self.finish is not None or self.errors:
                 break
-            expected = (expected + 1) % r.players
-        self._scores()
+        self._result()
         return self.errors
 
-    def _split_turns(self):
-        """Group the events into turns: (seat, rows); check the deal rows and the tail."""
-        rows = self.events
-        deals = [e for e in rows if e[0] == DEAL]
-        r = self.rules
-        for p in range(r.players):
-            size = r.rack_size + (r.starter_extra if p == 0 else 0)
-            if len(deals) != r.players or deals[p][1] != p or deals[p][3] != size:
-                self.fail("deal", f"seat {p} must receive {size} tiles (T-SET-2)")
-                return None
-        body = [e for e in rows if e[0] not in (DEAL, SCORE)]
-        self.score_rows = [e for e in rows if e[0] == SCORE]
-        turns: list[tuple[int, list]] = []
-        for e in body:
-            if not turns or (turns[-1][1][-1][0] in (DISCARD,) and e[0] != FINISH):
-                turns.append((e[1], []))
-            turns[-1][1].append(e)
+    def _turns(self) -> list[tuple[int, int, list[dict]]]:
+        """The events grouped into turns: a turn ends with its discard (and the finish)."""
+        turns: list[tuple[int, int, list[dict]]] = []
+        for e in self.trace["events"]:
+            ended = turns and turns[-1][2][-1]["action"] in ("discard", "stock_out")
+            if not turns or (ended and e["action"] != "finish"):
+                turns.append((e["seat"], e["turn"], []))
+            turns[-1][2].append(e)
         return turns
 
     # --- one turn ------------------------------------------------------------------------
 
-    def _turn(self, number: int, seat: int, rows: list, first: bool) -> None:
-        where = f"turn {number} (seat {seat})"
+    def _turn(self, where: str, seat: int, events: list[dict], first: bool) -> None:
         me = self.players[seat]
         me.turns += 1
         r = self.rules
-        i = 0
-        took = None
         opened_before = me.opened
         openers_before = self.openers
+        took = None
         used_taken = False
-        head = rows[0][0]
+        i = 0
+        head = events[0]["action"]
         if first:
-            if head in (DRAW, TAKE, BUTTON):
+            if head in TAKES:
                 self.fail(where, "the starter begins by discarding, without drawing (T-SET-2)")
                 return
-        elif head == STOCK_OUT:
-            if self.stock < len(self.deck):
+        elif head == "stock_out":
+            if self.drawn < len(self.stock):
                 self.fail(where, "the round ended with tiles left in the stock (T-END-1)")
-            self.finish = ("stock_out", -1)
+            self.finish = ("stock_out", None)
             return
-        elif head == DRAW:
-            if self.stock >= len(self.deck):
-                self.fail(where, "drew from an empty stock")
+        elif head == "draw":
+            tile = parse_tile(events[0]["tile"])
+            if self.drawn >= len(self.stock):
+                self.fail(where, "drew from an empty stock (T-END-1)")
                 return
-            if rows[0][3] != self.deck[self.stock]:
-                self.fail(where, f"drew {tile_name(rows[0][3])}, the stock's top is "
-                                 f"{tile_name(self.deck[self.stock])}")
+            if tile != self.stock[self.drawn]:
+                self.fail(where, f"drew {tile_name(tile)}, the stock's top is {tile_name(self.stock[self.drawn])}")
                 return
-            me.rack[self.deck[self.stock]] += 1
-            self.stock += 1
+            me.rack[tile] += 1
+            self.drawn += 1
             i = 1
-        elif head == TAKE:
-            tile = rows[0][3]
+        elif head == "take":
+            tile = parse_tile(events[0]["tile"])
             prev = (seat - 1) % r.players
             if self.last_discard != (tile, prev):
-                self.fail(where, f"took {tile_name(tile)}, not the last discard of the player "
-                                 "immediately before (T-TAKE-1)")
+                self.fail(where, f"took {tile_name(tile)}, not the last discard of the player immediately before "
+                                 "(T-TAKE-1)")
                 return
             me.rack[tile] += 1
             self.discards[tile] -= 1
             took = tile
             self.last_discard = None
             i = 1
-        elif head == BUTTON:
+        elif head == "button":
             if me.buttons < 1:
                 self.fail(where, "pressed the joker button without a button joker (T-BTN-1)")
                 return
-            if self.stock >= len(self.deck):
+            if self.drawn >= len(self.stock):
                 self.fail(where, "pressed the button with the stock empty: the round is over (T-END-1)")
             me.buttons -= 1
             me.rack[JOKER] += 1
             self.jokers_in_play += 1
             i = 1
         else:
-            self.fail(where, "a turn starts with a take: draw, discard or joker button (T-TURN-1)")
+            self.fail(where, "a turn starts with a take: draw, the previous discard or the joker button (T-TURN-1)")
             return
-        # act
-        while i < len(rows) and rows[i][0] not in (DISCARD,):
-            e = rows[i]
-            if e[0] == OPEN:
-                count = e[7]  # the opening's melds follow it
-                group = rows[i + 1:i + 1 + count]
-                if len(group) != count or any(g[0] != LAY for g in group):
-                    self.fail(where, "the opening's melds are missing")
+        opened_now = False
+        if first and not r.starter_may_open and events[i]["action"] != "discard":
+            self.fail(where, "with starter_may_open false the starter's first turn is the discard alone (T-SET-2)")
+            return
+        while i < len(events) and events[i]["action"] != "discard":
+            e = events[i]
+            a = e["action"]
+            if a == "open":
+                used_taken |= self._open(where, seat, e, took)
+                opened_now = True
+            elif a == "lay":
+                if opened_now:
+                    self.fail(where, "new melds after the opening on the opening turn: every meld laid that "
+                                     "turn belongs to the opening (T-OPEN-3)")
                     return
-                used_taken |= self._open(where, seat, e, group, took)
-                i += 1 + count
-                continue
-            if e[0] == LAY:
-                used_taken |= self._lay(where, seat, e, took, after_opening=True)
-            elif e[0] == ADD:
+                for tiles in e["melds"]:
+                    used_taken |= self._lay(where, seat, tiles, took)
+            elif a == "add":
                 used_taken |= self._add(where, seat, e, took)
-            elif e[0] == RECOVER:
+            elif a == "recover":
                 self._recover(where, seat, e)
             else:
-                self.fail(where, f"unexpected action {e[0]} between take and discard")
+                self.fail(where, f"unexpected action {a!r} between the take and the discard")
                 return
             if self.errors:
                 return
             i += 1
-        if self.errors:
-            return
-        if i >= len(rows):
+        if i >= len(events):
             self.fail(where, "the turn does not end with a discard (T-TURN-2)")
             return
         if took is not None and not used_taken:
             rule = "T-TAKE-2" if not opened_before else "T-TAKE-3"
             self.fail(where, f"took {tile_name(took)} and did not use it that turn ({rule})")
-        tile = rows[i][3]
-        if sum(me.rack.values()) < 1 or me.rack[tile] < 1:
+        tile = parse_tile(events[i]["tile"])
+        if me.rack[tile] < 1:
             self.fail(where, f"discards {tile_name(tile)}, which the rack does not hold (T-OPEN-4)")
             return
         me.rack[tile] -= 1
@@ -220,22 +217,26 @@ class Referee:
         if sum(me.rack.values()) == 0:  # T-FIN-1
             one_turn = openers_before == 0 and not opened_before and me.opened
             if one_turn:
-                kind = "one_turn_joker" if tile == JOKER else "one_turn"  # T-FIN-3
+                finish = "one_turn_joker" if tile == JOKER else "one_turn"  # T-FIN-3
             else:
-                kind = "joker" if tile == JOKER else "normal"  # T-FIN-2
-            self.finish = (kind, seat)
-            fin = rows[i + 1] if i + 1 < len(rows) else None
-            if fin is None or fin[0] != FINISH or FINISHES[fin[3]] != kind or fin[1] != seat:
-                self.fail(where, f"the rack is empty: a {kind} finish by seat {seat} was due")
+                finish = "joker" if tile == JOKER else "normal"  # T-FIN-2
+            self.finish = (finish, seat)
+            fin = events[i + 1] if i + 1 < len(events) else None
+            if fin is None or fin["action"] != "finish" or fin["kind"] != finish or fin["seat"] != seat:
+                self.fail(where, f"the rack is empty: a {finish} finish by seat {seat} was due (T-FIN)")
             return
         self.last_discard = (tile, seat)
-        if i + 1 != len(rows):
+        if i + 1 != len(events):
             self.fail(where, "actions after the discard")
         self._check_table(where)
 
-    def _meld_of(self, e) -> TableMeld:
-        m = to_meld(e[3:9])
-        return TableMeld(e[1], m.kind, list(m.tiles), list(m.jokers))
+    def _meld(self, where: str, seat: int, tiles: list[str]) -> TableMeld | None:
+        try:
+            m = parse_meld(" ".join(tiles))
+        except SimError as e:
+            self.fail(where, f"meld {tiles}: {e}")
+            return None
+        return TableMeld(seat, m)
 
     @staticmethod
     def _holds(meld: TableMeld, tile: int | None) -> bool:
@@ -243,14 +244,14 @@ class Referee:
         if tile is None:
             return False
         if tile == JOKER:
-            return any(meld.jokers)
-        return any(k == tile and not j for k, j in zip(meld.tiles, meld.jokers, strict=True))
+            return any(meld.meld.jokers)
+        return any(k == tile and not j for k, j in zip(meld.meld.tiles, meld.meld.jokers, strict=True))
 
-    def _take_tiles(self, where, seat, meld: TableMeld) -> bool:
-        need = Counter(JOKER if j else k for k, j in zip(meld.tiles, meld.jokers, strict=True))
+    def _take_tiles(self, where: str, seat: int, meld: TableMeld) -> bool:
+        need = Counter(JOKER if j else k for k, j in zip(meld.meld.tiles, meld.meld.jokers, strict=True))
         rack = self.players[seat].rack
         if any(rack[k] < n for k, n in need.items()):
-            self.fail(where, f"lays {meld.tiles} that the rack does not hold")
+            self.fail(where, f"lays {meld.text()}, which the rack does not hold")
             return False
         rack.subtract(need)
         return True
@@ -264,46 +265,46 @@ class Referee:
     def _pairs_needed(self) -> int:
         r = self.rules
         if r.threshold_mode == "increasing" and self.ladder_pairs:
-            return max(r.open_pairs, self.ladder_pairs + 1)
+            return max(r.open_pairs, self.ladder_pairs + 1)  # T-THR-2
         return r.open_pairs
 
-    def _open(self, where, seat, e, group, took) -> bool:
+    def _open(self, where: str, seat: int, e: dict, took: int | None) -> bool:
         me = self.players[seat]
         if me.opened:
             self.fail(where, "opens a second time")
             return False
-        kind, value, threshold, forced = e[3], e[4], e[5], e[6]
-        if forced != (-1 if took is None else took):
-            self.fail(where, "the opening does not name the discard taken")
-        melds = [self._meld_of(g) for g in group]
+        melds = [self._meld(where, seat, tiles) for tiles in e["melds"]]
+        if None in melds:
+            return False
         for m in melds:
             why = m.check(self.rules)
             if why:
-                self.fail(where, f"opening meld {m.tiles}: {why}")
+                self.fail(where, f"opening meld {m.text()}: {why}")
                 return False
             if not self._take_tiles(where, seat, m):
                 return False
         uses_taken = any(self._holds(m, took) for m in melds)
-        if kind == MELDS:
-            total = sum(m.value() for m in melds)  # T-OPEN-1, T-VAL-1
+        kind = e["kind"]
+        if kind == "melds":
+            total = sum(m.meld.value for m in melds)  # T-OPEN-1, T-VAL-1
             need = self._points_needed()
-            if any(m.kind == "pair" for m in melds):
-                self.fail(where, "a melds opening lays runs and sets")
-            if total < need or total != value or threshold != need:
-                self.fail(where, f"melds opening of {total} points, {need} needed "
-                                 f"(engine said {value} of {threshold}) (T-OPEN-1, T-THR)")
+            if any(m.meld.kind == "pair" for m in melds):
+                self.fail(where, "a melds opening lays runs and sets, no pairs (T-OPEN-3)")
+            if total < need or total != e["value"]:
+                self.fail(where, f"melds opening of {total} points, {need} needed (the trace says {e['value']}) "
+                                 f"(T-OPEN-1, T-THR)")
             self.ladder_points = total
-        elif kind == PAIRS:
+        elif kind == "pairs":
             need = self._pairs_needed()
-            if any(m.kind != "pair" for m in melds):
-                self.fail(where, "a pairs opening lays pairs only (T-OPEN-2)")
-            if len(melds) < need or len(melds) != value or threshold != need:
-                self.fail(where, f"pairs opening of {len(melds)} pairs, {need} needed (T-OPEN-2, T-THR)")
             if not self.rules.open_pairs:
                 self.fail(where, "these rules have no pairs opening")
+            if any(m.meld.kind != "pair" for m in melds):
+                self.fail(where, "a pairs opening lays pairs only (T-OPEN-2)")
+            if len(melds) < need or len(melds) != e["value"]:
+                self.fail(where, f"pairs opening of {len(melds)} pairs, {need} needed (T-OPEN-2, T-THR)")
             self.ladder_pairs = len(melds)
         else:
-            self.fail(where, f"unknown opening kind {kind}")
+            self.fail(where, f"unknown opening kind {kind!r}")
         if took is not None and not uses_taken:
             self.fail(where, f"the discard taken, {tile_name(took)}, is not in the opening (T-TAKE-2)")
         if sum(me.rack.values()) < 1:
@@ -313,20 +314,22 @@ class Referee:
         self.table.extend(melds)
         return uses_taken
 
-    def _lay(self, where, seat, e, took, after_opening) -> bool:
+    def _lay(self, where: str, seat: int, tiles: list[str], took: int | None) -> bool:
         me = self.players[seat]
-        m = self._meld_of(e)
+        m = self._meld(where, seat, tiles)
+        if m is None:
+            return False
         if not me.opened:
             self.fail(where, "lays a meld before opening (T-OPEN-1)")
             return False
-        if me.opened == PAIRS and m.kind != "pair":
+        if me.opened == "pairs" and m.meld.kind != "pair":
             self.fail(where, "after a pairs opening no new runs or sets (T-OPEN-6)")
-        if me.opened == MELDS and m.kind == "pair" and not any(
-                q.opened == PAIRS for s, q in enumerate(self.players) if s != seat):
+        if me.opened == "melds" and m.meld.kind == "pair" and not any(
+                q.opened == "pairs" for s, q in enumerate(self.players) if s != seat):
             self.fail(where, "new pairs only once another player has opened with pairs (T-OPEN-5)")
         why = m.check(self.rules)
         if why:
-            self.fail(where, f"meld {m.tiles}: {why}")
+            self.fail(where, f"meld {m.text()}: {why}")
             return False
         if not self._take_tiles(where, seat, m):
             return False
@@ -335,121 +338,129 @@ class Referee:
         self.table.append(m)
         return self._holds(m, took)
 
-    def _add(self, where, seat, e, took) -> bool:
+    def _add(self, where: str, seat: int, e: dict, took: int | None) -> bool:
         me = self.players[seat]
-        tile, index, side = e[3], e[4], e[5]
+        shown, is_joker = _tile(e["tile"])
+        tile = JOKER if is_joker else shown
+        index, end = e["meld"], e["end"]
         if not me.opened:
             self.fail(where, "adds before opening (T-ADD-1)")
             return False
-        if not 0 <= index < len(self.table) or me.rack[tile] < 1 or tile == JOKER:
-            self.fail(where, f"adds {tile_name(tile)} to a meld that is not there or from an empty rack")
+        if shown == JOKER:
+            self.fail(where, "a joker added must say the tile it stands for, e.g. J(R5) (T-ADD-1)")
             return False
-        m = self.table[index]
+        if not 0 <= index < len(self.table) or me.rack[tile] < 1:
+            self.fail(where, f"adds {e['tile']} to a meld that is not there or from a rack without it")
+            return False
+        m = self.table[index].meld
         if m.kind == "pair":
             self.fail(where, "a pair takes no additions (T-OPEN-6)")
             return False
-        col, num = colour_of(tile), number_of(tile)
+        col, num = colour_of(shown), number_of(shown)
+        tiles, jokers = list(m.tiles), list(m.jokers)
         if m.kind == "run":
-            first, last = number_of(m.tiles[0]), number_of(m.tiles[-1])
-            ok_colour = col == colour_of(m.tiles[0])
-            if side == ADD_LOW and ok_colour and num == first - 1:
-                m.tiles.insert(0, tile)
-                m.jokers.insert(0, False)
-            elif side == ADD_HIGH and ok_colour and num == last + 1 and last < NUMBERS:
-                m.tiles.append(tile)
-                m.jokers.append(False)
+            first, last = number_of(tiles[0]), number_of(tiles[-1])
+            same = col == colour_of(tiles[0])
+            if end == "start" and same and num == first - 1:
+                tiles.insert(0, shown)
+                jokers.insert(0, is_joker)
+            elif end == "end" and same and num == last + 1 and last < NUMBERS:
+                tiles.append(shown)
+                jokers.append(is_joker)
             else:
-                self.fail(where, f"{tile_name(tile)} does not extend the run {m.tiles} (T-ADD-1)")
+                self.fail(where, f"{e['tile']} does not extend the run {m} at its {end} (T-ADD-1)")
                 return False
         else:
-            if side != ADD_SET or len(m.tiles) != 3 or num != number_of(m.tiles[0]) or col in {
-                    colour_of(k) for k in m.tiles}:
-                self.fail(where, f"{tile_name(tile)} does not complete the set {m.tiles} (T-ADD-1)")
+            if end != "set" or len(tiles) != 3 or num != number_of(tiles[0]) or col in {colour_of(k) for k in tiles}:
+                self.fail(where, f"{e['tile']} does not complete the set {m} (T-ADD-1)")
                 return False
-            m.tiles.append(tile)
-            m.jokers.append(False)
-            order = sorted(range(4), key=lambda i: colour_of(m.tiles[i]))
-            m.tiles = [m.tiles[i] for i in order]
-            m.jokers = [m.jokers[i] for i in order]
+            order = sorted(range(4), key=lambda i: colour_of([*tiles, shown][i]))
+            tiles, jokers = [[*tiles, shown][i] for i in order], [[*jokers, is_joker][i] for i in order]
+        self.table[index].meld = Meld(m.kind, tuple(tiles), tuple(jokers))
         me.rack[tile] -= 1
         if sum(me.rack.values()) < 1:
             self.fail(where, "the addition leaves no tile for the discard (T-OPEN-4)")
         return took is not None and tile == took
 
-    def _recover(self, where, seat, e) -> None:
+    def _recover(self, where: str, seat: int, e: dict) -> None:
         me = self.players[seat]
-        index, tile = e[3], e[4]
+        index, tile = e["meld"], parse_tile(e["tile"])
         if not me.opened:
             self.fail(where, "recovers a joker before opening (T-JOKER-1)")
             return
         if not 0 <= index < len(self.table):
             self.fail(where, "recovers from a meld that is not there")
             return
-        m = self.table[index]
+        m = self.table[index].meld
         spots = [i for i, (k, j) in enumerate(zip(m.tiles, m.jokers, strict=True)) if j and k == tile]
         if not spots or me.rack[tile] < 1:
-            self.fail(where, f"no joker standing for {tile_name(tile)} there, or no such tile (T-JOKER-1)")
+            rule = "T-JOKER-1: a joker in a pair stands for its twin" if m.kind == "pair" else "T-JOKER-1"
+            self.fail(where, f"no joker standing for {tile_name(tile)} in {m}, or no such tile on the rack ({rule})")
             return
-        m.jokers[spots[0]] = False
+        jokers = list(m.jokers)
+        jokers[spots[0]] = False
+        self.table[index].meld = Meld(m.kind, m.tiles, tuple(jokers))
         me.rack[tile] -= 1
         me.rack[JOKER] += 1
 
-    def _check_table(self, where) -> None:
-        """Every table meld valid; every tile in a rack, on the table, in the stock or
-        in the discards, exactly once (plus the button jokers pressed)."""
-        for m in self.table:
-            why = m.check(self.rules)
+    def _check_table(self, where: str) -> None:
+        """Every table meld valid; every tile in a rack, on the table, in the stock or in
+        the discards, exactly once (plus the button jokers pressed)."""
+        for tm in self.table:
+            why = tm.check(self.rules)
             if why:
-                self.fail(where, f"table meld {m.tiles} is not valid: {why}")
-        seen = Counter(JOKER if j else k for m in self.table for k, j in zip(m.tiles, m.jokers, strict=True))
+                self.fail(where, f"table meld {tm.text()} is not valid: {why}")
+        seen = Counter(JOKER if j else k for tm in self.table
+                       for k, j in zip(tm.meld.tiles, tm.meld.jokers, strict=True))
         for p in self.players:
             seen.update(p.rack)
-        seen.update(self.deck[self.stock:])
+        seen.update(self.stock[self.drawn:])
         seen.update(self.discards)
-        expected = Counter(self.deck)
+        expected = Counter(self.dealt)
         expected[JOKER] += self.jokers_in_play - self.rules.jokers
         if +seen != +expected:
             self.fail(where, "tiles not conserved: racks, table, stock and discards do not add up")
 
-    # --- scores ----------------------------------------------------------------------------
+    # --- the result ------------------------------------------------------------------------
 
-    def _scores(self) -> None:
+    def _result(self) -> None:
         if self.errors:
             return
         r = self.rules
+        res = self.trace["result"]
         if self.finish is None:
             self.fail("end", "the round ended without a finish or a stock exhaustion")
             return
-        kind, winner = self.finish
-        expected = {}
+        finish, winner = self.finish
+        if res["finish"] != finish or res["winner_seat"] != winner:
+            self.fail("result", f"the trace says {res['finish']} won by {res['winner_seat']}, the round was "
+                                f"{finish} won by {winner} (T-FIN, T-END-1)")
         for s, p in enumerate(self.players):
+            left = Counter(parse_tile(t) for t in res["racks"][s])
+            if +left != +p.rack:
+                self.fail("result", f"seat {s}'s rack at the end is not what it holds")
             rack_value = sum(n * (r.joker_penalty if k == JOKER else number_of(k)) for k, n in p.rack.items())
             if s == winner:  # T-SCORE-1: 101, 202 or 404 with the default factor 2
-                double = {"normal": 0, "joker": 1, "one_turn": 1, "one_turn_joker": 2}[kind]
-                expected[s] = r.win_points * r.finish_factor**double
-                continue
-            if kind in ("one_turn", "one_turn_joker"):  # T-SCORE-3
-                loss = r.one_turn_penalty * (r.finish_factor if kind == "one_turn_joker" else 1)
+                double = {"normal": 0, "joker": 1, "one_turn": 1, "one_turn_joker": 2}[finish]
+                expected = r.win_points * r.finish_factor**double
+            elif finish in ("one_turn", "one_turn_joker"):  # T-SCORE-3
+                expected = -r.one_turn_penalty * (r.finish_factor if finish == "one_turn_joker" else 1)
             else:
                 if not p.opened:
                     loss = r.unopened_penalty  # T-SCORE-2
-                elif p.opened == MELDS:
+                elif p.opened == "melds":
                     loss = rack_value
                 else:
                     loss = r.pairs_penalty_factor * rack_value
-                if kind == "joker":
+                if finish == "joker":
                     loss *= r.finish_factor  # T-SCORE-3
-            expected[s] = -loss  # T-END-1: stock out, every player its hand penalty
-        got = {row[1]: row[3] for row in self.score_rows}
-        if len(got) != r.players:
-            self.fail("scores", "not every player has a score (T-END-2)")
-        for s, v in expected.items():
-            if got.get(s) != v:
-                self.fail("scores", f"seat {s} scored {got.get(s)}, the rules give {v} "
-                                    f"({kind} finish, T-SCORE)")
-        self.scores = expected
+                expected = -loss  # T-END-1: a stock-out charges every hand, no doubling
+            got = res["scores"][s] if s < len(res["scores"]) else None
+            if got != expected:
+                self.fail("scores", f"seat {s} scored {got}, the rules give {expected} ({finish} finish, T-SCORE)")
 
 
-def referee(rules: Rules, deck, events) -> list[str]:
-    """Replay a traced round; return the rule violations found (empty: a clean round)."""
-    return Referee(rules, deck, events).run()
+def referee(trace: dict) -> list[str]:
+    """Replay a JSON trace of a Rummy 101 round; the rule violations found (empty: clean)."""
+    return Referee(trace).run()
+

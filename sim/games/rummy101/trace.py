@@ -1,13 +1,19 @@
-"""A traced round as text a person can follow, every action with the rule that allows it."""
+"""A traced Rummy 101 round: as JSON for machines (the public trace format, README "JSON
+traces") and as text for people, every action with the rule that allows it.
+
+The engine records a round as rows of integers (:mod:`.core`, ``EV_*``); :func:`round_json`
+turns them into the JSON trace, and everything else, the text trace and the referee
+(:mod:`.referee`) included, reads that JSON only.
+"""
 
 from __future__ import annotations
 
-from collections import Counter
+from sim.games.rummy101 import FINISHES, OPEN_KINDS, POLICIES
+from sim.rules import Rules
+from sim.tiles import JOKER, Meld, Rack, parse_meld, parse_rack, tile_name
 
-from sim.games.rummy101 import POLICIES, core
-from sim.games.rummy101.play import TracedRound
-from sim.solver.layout import to_meld
-from sim.tiles import JOKER, Rack, tile_name
+TRACE_VERSION = 1
+ENDS = ("start", "end", "set")  # core.ADD_LOW, ADD_HIGH, ADD_SET
 
 _FINISH_TEXT = {
     "normal": "normal finish: the last discard empties the rack (T-FIN-1)",
@@ -17,103 +23,178 @@ _FINISH_TEXT = {
 }
 
 
-def _rack_text(counts) -> str:
-    return str(Rack(tuple(int(x) for x in counts)))
+def meld_tiles(meld: Meld) -> list[str]:
+    """A meld as the trace writes it: its tiles in order, a joker as ``J(R11)``."""
+    return str(meld).split()
 
 
-def format_trace(t: TracedRound, seed: int | None = None, round_id: int | None = None) -> str:
-    """Every action of the round, turn by turn, with rule ids."""
-    r = t.rules
-    policies = [POLICIES[int(p)] for p in t.players[:, core.PS_POLICY]]
-    head = f"Round {round_id} of seed {seed}" if round_id is not None else "Round from a given tile order"
-    need = f"{r.open_points} points" + (f" or {r.open_pairs} pairs" if r.open_pairs else "")
-    lines = [
-        f"{head}: {r.name}, {r.players} players, {r.threshold_mode} thresholds ({need}); "
-        f"button jokers {r.button_jokers}; policies: {', '.join(policies)}",
-    ]
-    racks = [Counter() for _ in range(r.players)]
-    pos = 0
-    for p in range(r.players):
-        size = r.rack_size + (r.starter_extra if p == 0 else 0)
-        racks[p].update(int(x) for x in t.deck[pos:pos + size])
+def _rack_tiles(counts) -> list[str]:
+    return str(Rack(tuple(int(x) for x in counts))).split()
+
+
+def round_json(t, seed: int | None, round_id: int | None) -> dict:
+    """The JSON trace of a round traced by :func:`.play.trace_round`."""
+    from sim.games.rummy101 import core
+    from sim.solver.layout import to_meld
+
+    rules = t.rules
+    players = rules.players
+    deck = [tile_name(int(k)) for k in t.deck]
+    racks, pos = [], 0
+    for p in range(players):
+        size = rules.rack_size + (rules.starter_extra if p == 0 else 0)
+        racks.append(deck[pos:pos + size])
         pos += size
-    lines.append(f"Deal (T-SET-1, T-SET-2): stock {len(t.deck) - pos} tiles")
-    for p in range(r.players):
-        counts = [racks[p][k] for k in range(53)]
-        lines.append(f"  seat {p} ({sum(counts)} tiles): {_rack_text(counts)}")
-    table: list = []
-    turn = 0
-    for e in t.events:
-        kind, p, gturn = int(e[0]), int(e[1]), int(e[2])
-        a, b, c = (int(x) for x in e[3:6])
-        if kind == core.EV_DEAL or kind == core.EV_SCORE:
-            continue
-        if gturn != turn and kind != core.EV_FINISH:
-            turn = gturn
-            note = " (the starter: no take, T-SET-2)" if turn == 1 else ""
-            lines.append(f"Turn {turn} · seat {p}{note}")
+    events: list[dict] = []
+    rows = [[int(x) for x in row] for row in t.events]
+    i = 0
+    while i < len(rows):
+        kind, p, gturn, a, b, c, d, e = rows[i][:8]
+        ev = {"seat": p, "turn": (gturn - 1) // players + 1}
+        i += 1
         if kind == core.EV_DRAW:
-            lines.append(f"  draws {tile_name(a)} from the stock (T-TURN-1)")
+            ev.update(action="draw", tile=tile_name(a))
         elif kind == core.EV_TAKE:
-            lines.append(f"  takes {tile_name(a)}, the last discard of the previous player "
-                         "(T-TAKE-1; it must be used this turn, T-TAKE-2/T-TAKE-3)")
+            ev.update(action="take", tile=tile_name(a))
         elif kind == core.EV_BUTTON:
-            lines.append("  presses the joker button instead of drawing: one extra joker (T-BTN-1)")
-        elif kind == core.EV_OPEN:
-            if a == core.OPEN_MELDS:
-                lines.append(f"  opens with melds: {b} points, {c} needed (T-OPEN-1, "
-                             f"T-THR-{'2' if r.threshold_mode == 'increasing' else '1'})")
-            else:
-                lines.append(f"  opens with pairs: {b} pairs, {c} needed (T-OPEN-2)")
-        elif kind == core.EV_LAY:
-            m = to_meld(e[3:9])
-            table.append([list(m.tiles), list(m.jokers), m.kind])
-            lines.append(f"    lays {m!s:30} {m.value:4} points")
+            ev.update(action="button")
+        elif kind == core.EV_OPEN:  # its melds are the next e rows
+            melds = [meld_tiles(to_meld(row[3:9])) for row in rows[i:i + e]]
+            i += e
+            ev.update(action="open", kind=OPEN_KINDS[a - 1], melds=melds, value=b, threshold=c)
+        elif kind == core.EV_LAY:  # the melds laid together, one event
+            melds = [meld_tiles(to_meld(rows[i - 1][3:9]))]
+            while i < len(rows) and rows[i][0] == core.EV_LAY and rows[i][1] == p:
+                melds.append(meld_tiles(to_meld(rows[i][3:9])))
+                i += 1
+            ev.update(action="lay", melds=melds)
         elif kind == core.EV_ADD:
-            tiles, jokers, _ = table[b]
-            before = to_text(tiles, jokers)
-            if c == core.ADD_LOW:
-                tiles.insert(0, a)
-                jokers.insert(0, False)
-            else:
-                tiles.append(a)
-                jokers.append(False)
-            lines.append(f"  adds {tile_name(a)} to {before} (T-ADD-1)")
+            tile = f"J({tile_name(d)})" if a == JOKER else tile_name(a)
+            ev.update(action="add", tile=tile, meld=b, end=ENDS[c])
         elif kind == core.EV_RECOVER:
-            tiles, jokers, _ = table[a]
-            i = next(i for i, (k, j) in enumerate(zip(tiles, jokers, strict=True)) if j and k == b)
-            jokers[i] = False
-            lines.append(f"  puts {tile_name(b)} in place of the joker in {to_text(tiles, jokers)} "
-                         "and takes the joker back (T-JOKER-1)")
+            ev.update(action="recover", meld=a, tile=tile_name(b))
         elif kind == core.EV_DISCARD:
-            what = "a joker" if a == JOKER else tile_name(a)
-            lines.append(f"  discards {what} (T-TURN-2)")
-        elif kind == core.EV_STOCK_OUT:
-            lines.append("  the stock is empty and the discard is not taken: the round ends "
-                         "without a winner (T-END-1)")
+            ev.update(action="discard", tile=tile_name(a))
         elif kind == core.EV_FINISH:
-            lines.append(f"Finish: seat {p}, {_FINISH_TEXT[core.FINISH_NAMES[a]]}")
+            ev.update(action="finish", kind=FINISHES[a])
+        elif kind == core.EV_STOCK_OUT:
+            ev.update(action="stock_out")
+        else:  # the deal and the scores are the trace's deal and result
+            continue
+        events.append(ev)
+    winner = int(t.counters[core.G_WINNER])
+    return {
+        "family": "rummy101",
+        "version": TRACE_VERSION,
+        "rules": rules.to_dict(),
+        "seed": seed,
+        "round_id": round_id,
+        "players": players,
+        "policies": [POLICIES[int(x)] for x in t.players[:, core.PS_POLICY]],
+        "deal": {"racks": racks, "stock": deck[pos:]},
+        "events": events,
+        "result": {
+            "finish": FINISHES[int(t.counters[core.G_FINISH])],
+            "winner_seat": winner if winner >= 0 else None,
+            "scores": [int(x) for x in t.players[:, core.PS_SCORE]],
+            "racks": [_rack_tiles(r) for r in t.racks],
+        },
+    }
+
+
+def trace_json(rules: Rules, seed: int, round_id: int, policies: list[str]) -> dict:
+    """Round ``round_id`` of ``seed`` played and traced, as JSON."""
+    from sim.games.rummy101.play import policy_codes, trace_round
+
+    return round_json(trace_round(rules, seed, round_id, policy_codes(list(policies), rules.players)),
+                      seed, round_id)
+
+
+def format_trace(trace: dict) -> str:
+    """A JSON trace as text a person can follow, turn by turn, with rule ids."""
+    r = Rules.from_dict(trace["rules"])
+    rid = trace.get("round_id")
+    head = f"Round {rid} of seed {trace.get('seed')}" if rid is not None else "Round from a given tile order"
+    need = f"{r.open_points} points" + (f" or {r.open_pairs} pairs" if r.open_pairs else "")
+    lines = [f"{head}: {r.name}, {r.players} players, {r.threshold_mode} thresholds ({need}); "
+             f"button jokers {r.button_jokers}; policies: {', '.join(trace['policies'])}",
+             f"Deal (T-SET-1, T-SET-2): stock {len(trace['deal']['stock'])} tiles"]
+    for p, rack in enumerate(trace["deal"]["racks"]):
+        lines.append(f"  seat {p} ({len(rack)} tiles): {_sorted(rack)}")
+    table: list[list[str]] = []
+    current = None
+    ladder = "T-THR-2" if r.threshold_mode == "increasing" else "T-THR-1"
+    for e in trace["events"]:
+        a = e["action"]
+        if (e["seat"], e["turn"]) != current and a != "finish":
+            current = (e["seat"], e["turn"])
+            first = e["seat"] == 0 and e["turn"] == 1
+            lines.append(f"Seat {e['seat']}, its turn {e['turn']}" + (" (the starter: no take, T-SET-2)"
+                                                                     if first else ""))
+        if a == "draw":
+            lines.append(f"  draws {e['tile']} from the stock (T-TURN-1)")
+        elif a == "take":
+            lines.append(f"  takes {e['tile']}, the last discard of the previous player "
+                         "(T-TAKE-1; it must be used this turn, T-TAKE-2/T-TAKE-3)")
+        elif a == "button":
+            lines.append("  presses the joker button instead of drawing: one extra joker (T-BTN-1)")
+        elif a == "open":
+            what = (f"melds, {e['value']} points, {e['threshold']} needed (T-OPEN-1, {ladder})"
+                    if e["kind"] == "melds" else
+                    f"pairs, {e['value']} pairs, {e['threshold']} needed (T-OPEN-2, {ladder})")
+            lines.append(f"  opens with {what}; the opening (T-OPEN-3):")
+            for m in e["melds"]:
+                table.append(list(m))
+                lines.append(f"  | {' '.join(m):30} {parse_meld(' '.join(m)).value:4} points")
+        elif a == "lay":
+            for m in e["melds"]:
+                table.append(list(m))
+                lines.append(f"  lays {' '.join(m):30} {parse_meld(' '.join(m)).value:4} points (T-OPEN-5/6)")
+        elif a == "add":
+            meld = table[e["meld"]]
+            before = " ".join(meld)
+            if e["end"] == "start":
+                meld.insert(0, e["tile"])
+            else:
+                meld.append(e["tile"])
+            lines.append(f"  adds {e['tile']} to {before} (T-ADD-1)")
+        elif a == "recover":
+            meld = table[e["meld"]]
+            meld[meld.index(f"J({e['tile']})")] = e["tile"]
+            lines.append(f"  puts {e['tile']} in place of the joker in {' '.join(meld)} and takes the joker "
+                         "back (T-JOKER-1)")
+        elif a == "discard":
+            lines.append(f"  discards {'a joker' if e['tile'] == 'J' else e['tile']} (T-TURN-2)")
+        elif a == "stock_out":
+            lines.append("  the stock is empty and the discard is not taken: the round ends without a winner "
+                         "(T-END-1)")
+        elif a == "finish":
+            lines.append(f"Finish: seat {e['seat']}, {_FINISH_TEXT[e['kind']]}")
+    res = trace["result"]
+    opened = _openings(trace)
     lines.append("Scores (T-SCORE-1..3, T-END-1):")
-    for p in range(r.players):
-        ps = t.players[p]
-        opened = ("not opened" if ps[core.PS_OPEN_KIND] == core.OPEN_NONE else
-                  "opened with melds" if ps[core.PS_OPEN_KIND] == core.OPEN_MELDS else "opened with pairs")
-        left = _rack_text(t.racks[p]) or "-"
-        lines.append(f"  seat {p}: {int(ps[core.PS_SCORE]):+5d}   {opened}; rack {left} "
-                     f"({int(ps[core.PS_RACK_VALUE])} points, jokers 101)")
+    for p, score in enumerate(res["scores"]):
+        how = {None: "not opened", "melds": "opened with melds", "pairs": "opened with pairs"}[opened.get(p)]
+        value = sum(r.joker_penalty if t == "J" else int(t[1:]) for t in res["racks"][p])
+        lines.append(f"  seat {p}: {score:+5d}   {how}; rack {' '.join(res['racks'][p]) or '-'} "
+                     f"({value} points, jokers {r.joker_penalty})")
     return "\n".join(lines)
 
 
-def to_text(tiles, jokers) -> str:
-    return " ".join(f"J({tile_name(k)})" if j else tile_name(k) for k, j in zip(tiles, jokers, strict=True))
+def _openings(trace: dict) -> dict[int, str]:
+    return {e["seat"]: e["kind"] for e in trace["events"] if e["action"] == "open"}
 
 
-def trace_text(rules, seed: int, round_id: int, policies: list[str]) -> str:
+def _sorted(tiles: list[str]) -> str:
+    """Tiles by number, then colour, jokers last."""
+    return str(parse_rack(" ".join(tiles)))
+
+
+def trace_text(rules: Rules, seed: int, round_id: int, policies: list[str]) -> str:
     """Round ``round_id`` of ``seed`` as text, and the referee's verdict."""
-    from sim.games.rummy101.play import policy_codes, trace_round
     from sim.games.rummy101.referee import referee
 
-    t = trace_round(rules, seed, round_id, policy_codes(list(policies), rules.players))
-    problems = referee(rules, t.deck, t.events)
-    return (format_trace(t, seed, round_id) + "\nreferee: every action checked, scores recomputed: "
+    trace = trace_json(rules, seed, round_id, policies)
+    problems = referee(trace)
+    return (format_trace(trace) + "\nreferee: every action checked, scores recomputed: "
             + ("no violations" if not problems else "; ".join(problems)))
