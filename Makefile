@@ -30,16 +30,17 @@ $(VENV)/.installed: pyproject.toml
 clean:
 	rm -rf $(VENV) data/demo
 
-# The reference report (reports/reference): about 17 million rounds and 20 million dealt
-# racks, 35-40 minutes on 2 cores. Reruns skip what data/reference already holds.
+# The reference report (reports/reference): about 19 million rounds and 20 million dealt
+# racks, about 45 minutes on 2 cores. Reruns skip what data/reference already holds.
 REF := data/reference
 reference-report: $(VENV)/.installed
 	$(BIN)/sim sweep --grid players=2,3,4 --grid threshold_mode=fixed,increasing \
 		--grid button_jokers=0,1 --rounds 1000000 --seed 2026 --out $(REF)/variants
 	$(BIN)/sim sweep --grid open_points=81,91,101,111,121 --rounds 1000000 --seed 2026 \
 		--out $(REF)/thresholds
+	$(BIN)/sim sweep --grid starter_may_open=true,false --rounds 1000000 --seed 2026 --out $(REF)/starter
 	$(BIN)/sim deal-stats --rack-size 21 --samples 10000000 --seed 2026 --out $(REF)/deal-21.parquet --overwrite
 	$(BIN)/sim deal-stats --rack-size 22 --samples 10000000 --seed 2026 --out $(REF)/deal-22.parquet --overwrite
 	$(BIN)/sim report --data $(REF)/deal-21.parquet --data $(REF)/deal-22.parquet \
-		--data $(REF)/variants --data $(REF)/thresholds --notes reports/reference-notes.md \
-		--baseline players=4 --baseline open_points=101 --out reports/reference
+		--data $(REF)/variants --data $(REF)/thresholds --data $(REF)/starter --notes reports/reference-notes.md \
+		--baseline players=4 --baseline open_points=101 --baseline starter_may_open=true --out reports/reference

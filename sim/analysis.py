@@ -417,6 +417,13 @@ def round_metrics(ds: Dataset) -> pl.LazyFrame:
     return rounds.join(per_round, on=["round_id", *ds.keys])
 
 
+def _literal(value, dtype) -> pl.Expr:
+    """A baseline value (as typed or as text, ``--baseline starter_may_open=true``) in a column's type."""
+    if dtype == pl.Boolean:
+        return pl.lit(value in (True, 1, "true", "1"))
+    return pl.lit(value).cast(dtype)
+
+
 def compare_variants(ds: Dataset, baseline: dict, metrics: Sequence[str] | None = None) -> pl.DataFrame:
     """Paired differences of every metric between each variant and ``baseline``.
 
@@ -437,7 +444,7 @@ def compare_variants(ds: Dataset, baseline: dict, metrics: Sequence[str] | None 
         raise DatasetError(f"baseline must name the variant columns {', '.join(ds.keys)}")
     data = round_metrics(ds).collect()
     keys = list(ds.keys)
-    match = [pl.col(k) == pl.lit(v).cast(data.schema[k]) for k, v in baseline.items()]
+    match = [pl.col(k) == _literal(v, data.schema[k]) for k, v in baseline.items()]
     base = data.filter(*match)
     if base.height == 0:
         raise DatasetError(f"no rounds for the baseline {baseline}")
@@ -448,7 +455,7 @@ def compare_variants(ds: Dataset, baseline: dict, metrics: Sequence[str] | None 
         pair_on = ["round_id"] + [k for k in keys if k not in baseline]
         joined = v.join(base.drop([k for k in baseline]), on=pair_on if len(pair_on) > 1 else "round_id",
                         suffix="_base")
-        label = ", ".join(f"{k}={val}" for k, val in combo.items())
+        label = ", ".join(f"{k}={str(val).lower() if isinstance(val, bool) else val}" for k, val in combo.items())
         for m in metrics:
             a, b = joined[m].to_numpy(), joined[f"{m}_base"].to_numpy()
             ok = ~(np.isnan(a) | np.isnan(b))

@@ -31,7 +31,7 @@ PERCENT_METRICS = ("opened_by_3", "stock_out", "never_opened", "joker_finish")
 
 def variant_label(combo: dict) -> str:
     """``players=4, threshold_mode=fixed``; ``all rounds`` for no fields."""
-    return ", ".join(f"{k}={v}" for k, v in combo.items()) or "all rounds"
+    return ", ".join(f"{k}={str(v).lower() if isinstance(v, bool) else v}" for k, v in combo.items()) or "all rounds"
 
 
 def variants(df: pl.DataFrame, keys: list[str]) -> list[dict]:

@@ -93,6 +93,9 @@ def _baseline(ds: A.Dataset, prefer: dict[str, str]) -> dict:
 
 
 def _typed(v: str):
+    """A partition value as the data hold it: a number, true or false, or text."""
+    if v in ("true", "false"):
+        return v == "true"
     return int(v) if v.lstrip("-").isdigit() else v
 
 
@@ -446,7 +449,8 @@ def _headlines(datasets: list[A.Dataset], deals: list[Path], prefer: dict) -> st
                     return (f"{scale * r['diff']:+.1f} [{scale * r['ci_low']:+.1f}, "
                             f"{scale * r['ci_high']:+.1f}]")
 
-                lines.append(f"  - {k}={level} instead of {base[k]}: players opened by their 3rd turn "
+                lines.append(f"  - {_label({k: level})} instead of {_label({k: base[k]}).split('=')[1]}: "
+                             "players opened by their 3rd turn "
                              f"{pts('opened_by_3')}, stock-outs {pts('stock_out')}, mean penalty "
                              f"{pts('mean_penalty', 1.0)} points.")
     return "\n".join(lines)

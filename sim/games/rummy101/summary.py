@@ -44,7 +44,7 @@ def _variant_summary(combo: dict, rounds: pl.DataFrame, players: pl.DataFrame) -
             "mean_penalty": float(losses.mean()) if losses.len() else 0.0,
         })
     return {
-        "variant": {k: (v if isinstance(v, str) else int(v)) for k, v in combo.items()},
+        "variant": {k: (v if isinstance(v, str | bool) else int(v)) for k, v in combo.items()},
         "rounds": n,
         "finish": {row["finish"]: row["count"] / n for row in finishes.iter_rows(named=True)},
         "mean_turns": float(rounds["turns"].mean()),
@@ -55,7 +55,8 @@ def _variant_summary(combo: dict, rounds: pl.DataFrame, players: pl.DataFrame) -
 def format_summary(summary: dict) -> list[str]:
     lines = []
     for v in summary["variants"]:
-        name = ", ".join(f"{k}={val}" for k, val in v["variant"].items()) or "all rounds"
+        name = ", ".join(f"{k}={str(val).lower() if isinstance(val, bool) else val}"
+                         for k, val in v["variant"].items()) or "all rounds"
         lines.append("")
         lines.append(f"{name}: {v['rounds']:,} rounds, {v['mean_turns']:.1f} turns on average")
         lines.append("  finish: " + "  ".join(f"{k} {x:.1%}" for k, x in v["finish"].items()))
