@@ -1,39 +1,69 @@
 # Two commands for a newcomer (see README): `make demo` sets up and runs the main job,
-# `make test` runs the tests. Both create .venv and install the package on first use.
+# `make test` runs the tests. Both create .venv and install what they need on first use:
+# the demo only the package, the tests its test tools too.
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
+PIP := $(BIN)/pip install --quiet --disable-pip-version-check
 
-.PHONY: demo test lint bench clean reference-report lab
+.PHONY: demo test test-fast lint bench clean reference-report notebook-data lab
 
-demo: $(VENV)/.installed
+demo: $(VENV)/.core
 	$(BIN)/sim run --preset rummy101 --rounds 100000 --seed 1 --out data/demo/run
 
-test: $(VENV)/.installed
+test: $(VENV)/.dev
 	$(BIN)/python -m pytest
 
-lint: $(VENV)/.installed
+# The tests without the slow ones (marked `slow`: thousands of refereed rounds, the
+# statistical checks, subprocess runs): a few minutes quicker, for development.
+test-fast: $(VENV)/.dev
+	$(BIN)/python -m pytest -m "not slow"
+
+lint: $(VENV)/.dev
 	$(BIN)/ruff check .
 
-lab: $(VENV)/.installed
-	$(BIN)/pip install --quiet --disable-pip-version-check -e ".[dev,notebooks]"
-	$(BIN)/jupyter lab notebooks
-
-bench: $(VENV)/.installed
+bench: $(VENV)/.core
 	$(BIN)/python benchmarks/bench_opening.py
 
-$(VENV)/.installed: pyproject.toml
+$(VENV)/.core: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install --quiet --disable-pip-version-check -e ".[dev,cluster]"
+	$(PIP) -e .
+	touch $@
+
+$(VENV)/.dev: $(VENV)/.core
+	$(PIP) -e ".[dev,cluster]"
+	touch $@
+
+$(VENV)/.notebooks: $(VENV)/.dev
+	$(PIP) -e ".[dev,notebooks]"
 	touch $@
 
 clean:
-	rm -rf $(VENV) data/demo
+	rm -rf $(VENV) data/demo data/notebooks
+
+# Small datasets for the notebooks' defaults (data/notebooks, about two minutes): the
+# reference report's sweeps at 25,000 rounds per variant and 200,000 dealt racks.
+NB := data/notebooks
+notebook-data: $(NB)/.done
+$(NB)/.done: $(VENV)/.core
+	$(BIN)/sim sweep --grid players=2,3,4 --grid threshold_mode=fixed,increasing \
+		--grid button_jokers=0,1 --rounds 25000 --seed 2026 --out $(NB)/variants --no-progress
+	$(BIN)/sim sweep --grid open_points=81,91,101,111,121 --rounds 25000 --seed 2026 --out $(NB)/thresholds \
+		--no-progress
+	$(BIN)/sim deal-stats --rack-size 21 --samples 200000 --seed 2026 --out $(NB)/deal-21.parquet --overwrite
+	$(BIN)/sim deal-stats --rack-size 22 --samples 200000 --seed 2026 --out $(NB)/deal-22.parquet --overwrite
+	touch $@
+
+# JupyterLab on the notebooks, with their data, opening the jupytext .py notebooks as
+# notebooks on a double click (notebooks/jupyterlab-settings/overrides.json).
+lab: $(VENV)/.notebooks $(NB)/.done
+	$(BIN)/jupyter lab --LabApp.app_settings_dir=notebooks/jupyterlab-settings \
+		$(if $(filter 0,$(shell id -u)),--allow-root) notebooks
 
 # The reference report (reports/reference): about 19 million rounds and 20 million dealt
 # racks, about 45 minutes on 2 cores. Reruns skip what data/reference already holds.
 REF := data/reference
-reference-report: $(VENV)/.installed
+reference-report: $(VENV)/.core
 	$(BIN)/sim sweep --grid players=2,3,4 --grid threshold_mode=fixed,increasing \
 		--grid button_jokers=0,1 --rounds 1000000 --seed 2026 --out $(REF)/variants
 	$(BIN)/sim sweep --grid open_points=81,91,101,111,121 --rounds 1000000 --seed 2026 \

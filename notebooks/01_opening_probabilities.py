@@ -1,12 +1,12 @@
 # ---
 # jupyter:
 #   jupytext:
-#     formats: py:percent
+#     notebook_metadata_filter: -jupytext.text_representation.jupytext_version,-jupytext.text_representation.format_version
 #     text_representation:
 #       extension: .py
 #       format_name: percent
 #   kernelspec:
-#     display_name: Python 3
+#     display_name: Python 3 (ipykernel)
 #     language: python
 #     name: python3
 # ---
@@ -25,21 +25,26 @@
 #   (T-TAKE-2), and the size of melds openings.
 #
 # **How to read it.** A band is a 95% interval: two seats whose bands do not overlap differ
-# by more than chance. Change the parameters cell to point at your own data.
+# by more than chance.
+#
+# **Data.** The defaults are the small datasets `make notebook-data` writes into
+# `data/notebooks/` in about two minutes (25,000 rounds per variant); the reference data
+# (`make reference-report`, 1,000,000 rounds per variant) are in `data/reference/` in the
+# same layout. Point the parameters cell at either, or at your own `sim run`/`sim sweep`.
 
 # %% tags=["parameters"]
-DATA = "../data/reference/variants"  # a run or sweep directory
-DEAL_FILES = ["../data/reference/deal-21.parquet", "../data/reference/deal-22.parquet"]
+DATA = "../data/notebooks/variants"  # a run or sweep directory
+DEAL_FILES = ["../data/notebooks/deal-21.parquet", "../data/notebooks/deal-22.parquet"]
 MAX_TURN = 10
+MOST_CURVES = 6  # curves one figure shows; the others are named below it
 
 # %%
-import matplotlib.pyplot as plt
 import polars as pl
 
 from sim import analysis as A
 from sim import plots
 
-plt.rcParams.update(plots.STYLE)
+plots.notebook_setup()
 ds = A.open_dataset(DATA)
 print(f"{DATA}: {ds.manifest['kind']} of {ds.manifest['rounds']:,} rounds per variant, variant fields: {ds.keys}")
 
@@ -87,4 +92,6 @@ A.discard_openings(ds)
 
 # %%
 vals = A.opening_values(ds, "melds", by=keys)
-fig = plots.opening_value_cdf(vals, plots.variants(vals, keys)[:6])
+shown, left_out = plots.first_variants(vals, keys, MOST_CURVES)
+print(left_out or "Every variant is shown.")
+fig = plots.opening_value_cdf(vals, shown)

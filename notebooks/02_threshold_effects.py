@@ -1,12 +1,12 @@
 # ---
 # jupyter:
 #   jupytext:
-#     formats: py:percent
+#     notebook_metadata_filter: -jupytext.text_representation.jupytext_version,-jupytext.text_representation.format_version
 #     text_representation:
 #       extension: .py
 #       format_name: percent
 #   kernelspec:
-#     display_name: Python 3
+#     display_name: Python 3 (ipykernel)
 #     language: python
 #     name: python3
 # ---
@@ -26,20 +26,25 @@
 #   as functions of the threshold.
 #
 # **How to read it.** Means come with 95% intervals; shares with 95% Wilson intervals.
+#
+# **Data.** The defaults are the small datasets `make notebook-data` writes into
+# `data/notebooks/` in about two minutes (25,000 rounds per variant); the reference data
+# (`make reference-report`, 1,000,000 rounds per variant) are in `data/reference/` in the
+# same layout. Point the parameters cell at either, or at your own `sim run`/`sim sweep`.
 
 # %% tags=["parameters"]
-DATA = "../data/reference/variants"  # a sweep with threshold_mode among its fields
-THRESHOLDS = "../data/reference/thresholds"  # a sweep over open_points, or "" to skip
+DATA = "../data/notebooks/variants"  # a sweep with threshold_mode among its fields
+THRESHOLDS = "../data/notebooks/thresholds"  # a sweep over open_points, or "" to skip
 TURN = 3
+MOST_CURVES = 6  # curves one figure shows; the others are named below it
 
 # %%
-import matplotlib.pyplot as plt
 import polars as pl
 
 from sim import analysis as A
 from sim import plots
 
-plt.rcParams.update(plots.STYLE)
+plots.notebook_setup()
 ds = A.open_dataset(DATA)
 keys = list(ds.keys)
 by = keys if "threshold_mode" in keys else [*keys, "threshold_mode"]
@@ -55,7 +60,9 @@ inc
 # %%
 if inc.height:
     rest = [k for k in by if k != "threshold_mode"]
-    fig = plots.threshold_by_order(inc, plots.variants(inc, rest)[:6])
+    shown, left_out = plots.first_variants(inc, rest, MOST_CURVES)
+    print(left_out or "Every variant is shown.")
+    fig = plots.threshold_by_order(inc, shown)
 
 # %% [markdown]
 # ## Who never opens, how long rounds last, what players lose

@@ -1,12 +1,12 @@
 # ---
 # jupyter:
 #   jupytext:
-#     formats: py:percent
+#     notebook_metadata_filter: -jupytext.text_representation.jupytext_version,-jupytext.text_representation.format_version
 #     text_representation:
 #       extension: .py
 #       format_name: percent
 #   kernelspec:
-#     display_name: Python 3
+#     display_name: Python 3 (ipykernel)
 #     language: python
 #     name: python3
 # ---
@@ -23,19 +23,23 @@
 # after pairs / never opened), the distribution of penalties after an opening, penalties by
 # opening kind and by how the round ended, joker-finish and stock-out rates, the winner's
 # gain, and the scores by seat.
+#
+# **Data.** The defaults are the small datasets `make notebook-data` writes into
+# `data/notebooks/` in about two minutes (25,000 rounds per variant); the reference data
+# (`make reference-report`, 1,000,000 rounds per variant) are in `data/reference/` in the
+# same layout. Point the parameters cell at either, or at your own `sim run`/`sim sweep`.
 
 # %% tags=["parameters"]
-DATA = "../data/reference/variants"
+DATA = "../data/notebooks/variants"
 SCORE_BIN = 20
 
 # %%
-import matplotlib.pyplot as plt
 import polars as pl
 
 from sim import analysis as A
 from sim import plots
 
-plt.rcParams.update(plots.STYLE)
+plots.notebook_setup()
 ds = A.open_dataset(DATA)
 keys = list(ds.keys)
 
@@ -46,12 +50,12 @@ fig = plots.outcomes(out, plots.variants(out, keys))
 # %% [markdown]
 # ## Penalties after an opening
 #
-# Solid: opened with melds; dashed: with pairs. The pairs curves sit to the right: a pairs
-# opening doubles the rack's value.
+# One panel per variant. Solid: opened with melds; dashed: with pairs. The pairs curves
+# sit to the right: a pairs opening doubles the rack's value.
 
 # %%
 dist = A.penalty_distribution(ds, by=keys)
-fig = plots.penalty_cdf(dist, plots.variants(dist, keys)[:3])
+fig = plots.penalty_cdf(dist, plots.variants(dist, keys))
 
 # %%
 A.penalties(ds, by=[*keys, "open_kind"])

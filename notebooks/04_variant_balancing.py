@@ -1,12 +1,12 @@
 # ---
 # jupyter:
 #   jupytext:
-#     formats: py:percent
+#     notebook_metadata_filter: -jupytext.text_representation.jupytext_version,-jupytext.text_representation.format_version
 #     text_representation:
 #       extension: .py
 #       format_name: percent
 #   kernelspec:
-#     display_name: Python 3
+#     display_name: Python 3 (ipykernel)
 #     language: python
 #     name: python3
 # ---
@@ -22,20 +22,24 @@
 #
 # Set `BASELINE` to one variant field and its reference value; every other variant is
 # compared against it, the other fields held equal.
+#
+# **Data.** The defaults are the small datasets `make notebook-data` writes into
+# `data/notebooks/` in about two minutes (25,000 rounds per variant); the reference data
+# (`make reference-report`, 1,000,000 rounds per variant) are in `data/reference/` in the
+# same layout. Point the parameters cell at either, or at your own `sim run`/`sim sweep`.
 
 # %% tags=["parameters"]
-DATA = "../data/reference/variants"
+DATA = "../data/notebooks/variants"
 BASELINE = {"threshold_mode": "fixed"}
 METRICS = ["opened_by_3", "never_opened", "stock_out", "mean_penalty", "seat0_score", "turns"]
 
 # %%
-import matplotlib.pyplot as plt
 import polars as pl
 
 from sim import analysis as A
 from sim import plots
 
-plt.rcParams.update(plots.STYLE)
+plots.notebook_setup()
 ds = A.open_dataset(DATA)
 print("variant fields:", ds.keys, "| metrics:", A.ROUND_METRICS)
 

@@ -25,6 +25,9 @@ from sim.rules import Rules
 from sim.stats import Z95, wilson_interval
 from sim.store import read_metadata
 
+MAKE_DATA = ("Make data with `sim run --out DIR` or `sim sweep --grid FIELD=V1,V2 --out DIR`; "
+             "`make notebook-data` writes the notebooks' small defaults (data/notebooks, about two minutes) "
+             "and `make reference-report` the full reference data (data/reference, about 45 minutes).")
 SETTINGS = ("players", "threshold_mode", "open_points", "open_pairs", "button_jokers", "starter_may_open")
 
 
@@ -73,7 +76,8 @@ def open_dataset(path: str | Path) -> Dataset:
     try:
         manifest = json.loads(manifest_path.read_text())
     except FileNotFoundError:
-        raise DatasetError(f"{path}: no manifest.json; not a run or sweep directory") from None
+        what = "is not there" if not path.exists() else "holds no manifest.json: it is not a run or sweep directory"
+        raise DatasetError(f"{path} {what}. {MAKE_DATA}") from None
     except (OSError, json.JSONDecodeError) as e:
         raise DatasetError(f"{manifest_path}: unreadable ({e})") from None
     if not isinstance(manifest, dict) or "variants" not in manifest:
@@ -183,6 +187,9 @@ def deal_open_shares(paths: Sequence[str | Path]) -> pl.DataFrame:
     """
     rows = []
     for p in paths:
+        if not Path(p).exists():
+            raise DatasetError(f"{p} is not there. Make it with `sim deal-stats --rack-size N --out {p}`; "
+                               "`make notebook-data` writes the notebooks' defaults")
         meta = read_metadata(Path(p))
         if meta.get("kind") != "deal-stats":
             raise DatasetError(f"{p}: a {meta.get('kind')!r} file, not a deal-stats table")
@@ -439,9 +446,13 @@ def compare_variants(ds: Dataset, baseline: dict, metrics: Sequence[str] | None 
     unknown = [m for m in metrics if m not in ROUND_METRICS]
     if unknown:
         raise DatasetError(f"unknown metric {unknown[0]!r}; metrics: {', '.join(ROUND_METRICS)}")
+    if not ds.keys:
+        raise DatasetError(f"{ds.path} is a single run: comparing variants needs a sweep, e.g. `sim sweep "
+                           f"--grid threshold_mode=fixed,increasing --rounds 20000 --out DIR`")
     missing = [k for k in baseline if k not in ds.keys]
     if missing or not baseline:
-        raise DatasetError(f"baseline must name the variant columns {', '.join(ds.keys)}")
+        raise DatasetError(f"the baseline must name swept fields of {ds.path} ({', '.join(ds.keys)}), "
+                           f"got {', '.join(baseline) or 'none'}")
     data = round_metrics(ds).collect()
     keys = list(ds.keys)
     match = [pl.col(k) == _literal(v, data.schema[k]) for k, v in baseline.items()]

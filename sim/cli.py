@@ -400,6 +400,32 @@ def report(
     typer.echo(f"report written: {page} and {page.with_suffix('.md')} ({figures} figures)")
 
 
+@app.command()
+@_friendly
+def cache(
+    clear: Annotated[bool, typer.Option("--clear", help="Remove the compiled kernels and the run table.")] = False,
+) -> None:
+    """Where the compiled numba kernels and the solver's run table are kept, and whether each
+    workload is compiled; --clear removes them (the next run compiles again, once)."""
+    from sim import jit
+    from sim.solver import runs
+
+    if clear:
+        removed = jit.clear_cache()
+        table = runs.table_path()
+        if table.exists():
+            table.unlink()
+            removed += 1
+        typer.echo(f"removed {removed} cached file(s)")
+        return
+    for folder, files, size in jit.cache_report():
+        typer.echo(f"{folder}: {files} file(s), {size / 1e6:.1f} MB")
+    table = runs.table_path()
+    typer.echo(f"{table}: " + (f"{table.stat().st_size / 1e6:.1f} MB" if table.exists() else "not built yet"))
+    for w in jit.all_workloads():
+        typer.echo(f"{w.name}: {'compiled' if jit.is_ready(w) else 'not compiled yet'}")
+
+
 def main() -> None:
     """The ``sim`` command: usage errors too end in one ``error:`` line and status 2."""
     from typer.exceptions import TyperException

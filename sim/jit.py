@@ -267,7 +267,8 @@ def all_workloads() -> tuple[Workload, ...]:
 
     found = [DEAL_WORKLOAD, TABLE_WORKLOAD, OPENING_WORKLOAD, BATCH_WORKLOAD]
     for family in families():
-        found.extend(w for w in family.workloads if w not in found)
+        if family.workload not in found:
+            found.append(family.workload)
     return tuple(found)
 
 

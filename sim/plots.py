@@ -39,6 +39,16 @@ def variants(df: pl.DataFrame, keys: list[str]) -> list[dict]:
     return df.select(keys).unique().sort(keys).rows(named=True) if keys else [{}]
 
 
+def first_variants(df: pl.DataFrame, keys: list[str], most: int) -> tuple[list[dict], str]:
+    """The first ``most`` variants of ``df`` for a figure that cannot show more, and a
+    sentence naming the ones left out (empty when none is)."""
+    combos = variants(df, keys)
+    if len(combos) <= most:
+        return combos, ""
+    left = "; ".join(variant_label(c) for c in combos[most:])
+    return combos[:most], f"The figure shows {most} of {len(combos)} variants; left out: {left}."
+
+
 def select(df: pl.DataFrame, combo: dict) -> pl.DataFrame:
     """The rows of one variant."""
     return df.filter(*[pl.col(k) == v for k, v in combo.items()]) if combo else df
@@ -147,10 +157,16 @@ def outcomes(out: pl.DataFrame, combos: list[dict]):
 
 
 def penalty_cdf(dist: pl.DataFrame, combos: list[dict]):
-    """Cumulative penalties of losing openers, melds (solid) vs pairs (dashed); ``dist``
-    from :func:`sim.analysis.penalty_distribution`."""
-    fig, ax = plt.subplots()
-    for combo in combos:
+    """Cumulative penalties of losing openers, melds (solid) vs pairs (dashed), one panel
+    per variant of ``combos`` (every one of them); ``dist`` from
+    :func:`sim.analysis.penalty_distribution`."""
+    cols = min(3, len(combos))
+    rows = -(-len(combos) // cols)
+    fig, axes = plt.subplots(rows, cols, sharex=True, sharey=True, squeeze=False, layout="constrained",
+                             figsize=(3.6 * cols + 0.6, 2.7 * rows + 1.2))
+    for ax in axes.flat[len(combos):]:
+        ax.set_visible(False)
+    for ax, combo in zip(axes.flat, combos, strict=False):
         for kind, style in (("melds", "-"), ("pairs", "--")):
             s = select(dist, combo).filter(pl.col("open_kind") == kind).sort("penalty")
             if s.height == 0:
@@ -158,37 +174,52 @@ def penalty_cdf(dist: pl.DataFrame, combos: list[dict]):
             k = s["k"].cum_sum().to_numpy()
             n = s["n"].to_numpy()
             lo, hi = wilson_interval(k, n)
-            label = f"{variant_label(combo)}, {kind}"
-            line = ax.step(s["penalty"], 100 * k / n, where="post", ls=style, label=label)[0]
-            ax.fill_between(s["penalty"], 100 * lo, 100 * hi, step="post", alpha=0.15, color=line.get_color())
-    ax.set_xscale("symlog", linthresh=10)
-    ax.set_xlim(0, 900)
-    ax.set_ylim(0, 100)
-    ax.set_xlabel("penalty (points; linear to 10, then logarithmic)")
-    ax.set_ylabel("losing openers paying at most that (%)")
-    ax.set_title("Penalties after an opening: melds vs pairs (cumulative, 95% bands)")
-    ax.legend(fontsize=7.5)
+            ax.step(s["penalty"], 100 * k / n, where="post", ls=style, color="#1b6ca8", label=f"opened with {kind}")
+            ax.fill_between(s["penalty"], 100 * lo, 100 * hi, step="post", alpha=0.15, color="#1b6ca8")
+        ax.set_xscale("symlog", linthresh=10)
+        ax.set_xlim(0, 900)
+        ax.set_ylim(0, 100)
+        ax.set_title(variant_label(combo), fontsize=9)
+    for ax in axes[-1]:
+        ax.set_xlabel("penalty (points; log above 10)", fontsize=9)
+    for ax in axes[:, 0]:
+        ax.set_ylabel("losing openers (%)", fontsize=9)
+    legend = {}  # one entry per kind, whichever panel has it
+    for ax in axes.flat:
+        for handle, label in zip(*ax.get_legend_handles_labels(), strict=True):
+            legend.setdefault(label, handle)
+    fig.legend(legend.values(), legend.keys(), loc="outside lower center", ncols=2)
+    fig.suptitle("Penalties after an opening: share paying at most x points (cumulative, 95% bands)")
     return fig
 
 
 def paired_forest(comp: pl.DataFrame, metrics: tuple[str, ...]):
-    """Paired differences with 95% intervals, a panel per metric, a row per comparison;
-    ``comp`` from :func:`sim.analysis.compare_variants` with a ``field`` column."""
+    """Paired differences with 95% intervals, a panel per metric (stacked), a row per
+    comparison; ``comp`` from :func:`sim.analysis.compare_variants` with a ``field``
+    column. Stacked panels keep the figure 9 inches wide, so that it is not shrunk."""
     rows = comp.select("field", "variant").unique(maintain_order=True)
     labels = [f"{r['variant']} ({r['field']})" for r in rows.iter_rows(named=True)]
-    fig, axes = plt.subplots(1, len(metrics), sharey=True, figsize=(12.5, 0.32 * len(labels) + 2.4), squeeze=False,
+    height = 0.24 * len(labels) + 0.9
+    fig, axes = plt.subplots(len(metrics), 1, figsize=(9.0, height * len(metrics) + 0.6), squeeze=False,
                              layout="constrained")
-    for ax, metric in zip(axes[0], metrics, strict=True):
+    for ax, metric in zip(axes[:, 0], metrics, strict=True):
         m = rows.join(comp.filter(pl.col("metric") == metric), on=["field", "variant"], how="left")
         y = np.arange(m.height)
         scale = 100 if metric in PERCENT_METRICS else 1
         err = [scale * (m["diff"] - m["ci_low"]), scale * (m["ci_high"] - m["diff"])]
         ax.errorbar(scale * m["diff"], y, xerr=err, fmt="o", ms=3.5, capsize=2.5, color="#1b6ca8")
         ax.axvline(0, color="#888", lw=0.8)
-        unit = " (points of %)" if scale == 100 else (" (turns)" if metric == "turns" else " (points)")
-        ax.set_title(metric.replace("_", " "), fontsize=10.5)
-        ax.set_xlabel("difference" + unit, fontsize=9.5)
-    axes[0][0].set_yticks(np.arange(len(labels)), labels, fontsize=7.5)
-    axes[0][0].invert_yaxis()
+        unit = "points of %" if scale == 100 else ("turns" if metric == "turns" else "points")
+        ax.set_title(f"{metric.replace('_', ' ')} ({unit})", fontsize=10, loc="left")
+        ax.set_yticks(y, labels, fontsize=8)
+        ax.invert_yaxis()
     fig.suptitle("Paired differences against the reference value of each swept field, 95% intervals")
     return fig
+
+
+def notebook_setup() -> None:
+    """Readable figures and untruncated tables in a notebook."""
+    plt.rcParams.update(STYLE)
+    pl.Config.set_fmt_str_lengths(120)
+    pl.Config.set_tbl_width_chars(250)
+    pl.Config.set_tbl_rows(40)

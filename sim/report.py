@@ -261,7 +261,7 @@ def _penalty_section(rep: Report, ds: A.Dataset, prefer: dict) -> None:
     rep.figure(fig, "outcomes", "Share of players who win, lose after a melds or a pairs opening, or lose "
                "without opening (every variant; intervals below 0.5 points at these sample sizes).")
     dist = A.penalty_distribution(ds, by=keys)
-    fig = plots.penalty_cdf(dist, _shown(dist, keys, base, vary="players", most=3))
+    fig = plots.penalty_cdf(dist, _shown(dist, keys, base, vary="players", most=12))
     rep.figure(fig, "penalties", "Cumulative distribution of the penalties of players who opened and lost: "
                "a pairs opening doubles the rack's value (T-SCORE-2).")
     sc = A.scores(ds, by=[*keys, "seat"] if "players" in keys else [*keys, "players", "seat"])

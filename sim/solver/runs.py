@@ -386,6 +386,11 @@ def _cache_dir() -> Path:
 TABLE_VERSION = 2
 
 
+def table_path() -> Path:
+    """Where the run table is kept."""
+    return _cache_dir() / f"run_table_v{TABLE_VERSION}.npy"
+
+
 @functools.lru_cache(maxsize=1)
 def run_table() -> np.ndarray:
     """``table[pattern, j]``: best run score of a colour pattern with at most j jokers, j=0..2.
@@ -393,7 +398,7 @@ def run_table() -> np.ndarray:
     Built on first use (a few seconds) and kept in ``$SIM_CACHE_DIR`` (default
     ``~/.cache/rummy-sim``) so later processes load it in milliseconds.
     """
-    path = _cache_dir() / f"run_table_v{TABLE_VERSION}.npy"
+    path = table_path()
     if path.exists():
         try:
             table = np.load(path)

@@ -1,0 +1,141 @@
+"""The compile budget (sim.jit): kernels compile once for their declared types, a machine
+compiles a workload once and then loads it, code cached against an older callee is
+never loaded, the help of the CLI imports no kernel, and a read-only installation caches
+in the user's directory. Each case runs in a new Python process with its own caches."""
+
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# Two modules of kernels, the second calling the first: the smallest workload there is.
+CALLEE = '''
+from sim.jit import i64, kernel
+
+
+@kernel(i64)
+def base(x):
+    return x + {step}
+'''
+CALLER = '''
+from sim.jit import Workload, i64, kernel
+from tiny.callee import base
+
+WORKLOAD = Workload("the tiny workload", ("tiny.callee", "tiny.caller"))
+
+
+@kernel(i64, i64)
+def twice(x, flag):
+    return base(x) + base(x) * 0 + (base(0) if flag else 0)
+
+
+@kernel(i64)
+def entry(x):
+    return twice(x, 1) + twice(x, True) + twice(x, 0)
+'''
+PROBE = '''
+import sys, warnings
+warnings.simplefilter("error")
+from sim import jit
+from tiny.caller import WORKLOAD, entry, twice
+ready = jit.is_ready(WORKLOAD)
+jit.prepare(WORKLOAD, progress=False)
+print("ready" if ready else "compiled", entry(10), len(twice.signatures))
+'''
+
+
+def _run(code: str, env: dict, cwd: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-c", code], env=env, cwd=cwd, capture_output=True, text=True,
+                          timeout=300)
+
+
+@pytest.fixture
+def tiny(tmp_path):
+    pkg = tmp_path / "tiny"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "callee.py").write_text(textwrap.dedent(CALLEE.format(step=1)))
+    (pkg / "caller.py").write_text(textwrap.dedent(CALLER))
+    env = {**os.environ, "PYTHONPATH": f"{tmp_path}{os.pathsep}{ROOT}", "NUMBA_CACHE_DIR": str(tmp_path / "nb")}
+    return tmp_path, env
+
+
+def test_a_workload_compiles_once_per_kernel_then_loads(tiny):
+    where, env = tiny
+    first = _run(PROBE, env, where)
+    assert first.returncode == 0, first.stderr
+    # twice() is called with literal flags and an int: still one compilation (sim.jit).
+    assert first.stdout.split() == ["compiled", "35", "1"]
+    assert "compiling the tiny workload (3 numba kernels)" in first.stderr
+    again = _run(PROBE, env, where)
+    assert again.stdout.split()[:2] == ["ready", "35"] and "compiling" not in again.stderr
+
+
+def test_a_changed_callee_recompiles_its_callers(tiny):
+    """numba checks a cached kernel against its own file only: without the stamp, entry()
+    cached with the old base() would still answer 35 after base() changed."""
+    where, env = tiny
+    assert _run(PROBE, env, where).stdout.split()[1] == "35"
+    (where / "tiny" / "callee.py").write_text(textwrap.dedent(CALLEE.format(step=2)))
+    after = _run(PROBE, env, where)
+    assert after.returncode == 0, after.stderr
+    assert after.stdout.split()[:2] == ["compiled", "40"]
+
+
+def test_the_help_imports_no_kernel():
+    code = textwrap.dedent("""
+        import sys
+        from sim.cli import main
+        for args in (["--help"], ["run", "--help"], ["deal-stats", "--help"], ["presets"]):
+            sys.argv = ["sim", *args]
+            try:
+                main()
+            except SystemExit:
+                pass
+        print(sorted(m for m in sys.modules if m.split(".")[0] in ("numba", "llvmlite") or m == "sim.jit"))
+    """)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip().splitlines()[-1] == "[]"
+
+
+def test_a_read_only_installation_caches_in_the_users_directory(tmp_path):
+    """The package installed where nobody may write (a read-only site-packages): numba's
+    cache falls back to ~/.cache/numba, and the second run loads what the first compiled.
+    As root (who writes anywhere) the copy is made read-only by a read-only bind mount in
+    a private mount namespace; otherwise by its permissions."""
+    site = tmp_path / "site"
+    shutil.copytree(ROOT / "sim", site / "sim", ignore=shutil.ignore_patterns("__pycache__"))
+    home = tmp_path / "home"
+    home.mkdir()
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("NUMBA_", "SIM_", "XDG_"))}
+    env.update(HOME=str(home), PYTHONPATH=str(site))
+    code = ("from sim.deal import deal_racks; from sim import jit, deal; "
+            "print(deal_racks(1, 0, 2, 22).sum(), jit.is_ready(deal.DEAL_WORKLOAD), deal._deal_racks.stats.cache_path)")
+    command = [sys.executable, "-c", code]
+    if os.geteuid() == 0:
+        if not shutil.which("unshare") or subprocess.run(["unshare", "-m", "true"]).returncode != 0:
+            pytest.skip("running as root without mount namespaces: cannot make the package read-only")
+        mount = f'mount --bind "{site}" "{site}" && mount -o remount,ro,bind "{site}" && exec "$0" "$@"'
+        command = ["unshare", "-m", "sh", "-c", mount, *command]
+    else:
+        for p in [site, *site.rglob("*")]:
+            p.chmod(0o555 if p.is_dir() else 0o444)
+    first = subprocess.run(command, env=env, capture_output=True, text=True, cwd=tmp_path, timeout=300)
+    assert first.returncode == 0, first.stderr
+    total, ready, cache_path = first.stdout.split()
+    assert total == "44" and ready == "True"
+    assert cache_path.startswith(str(home / ".cache" / "numba")), cache_path
+    assert "compiling dealing" in first.stderr
+    second = subprocess.run(command, env=env, capture_output=True, text=True, cwd=tmp_path, timeout=300)
+    assert second.returncode == 0 and "compiling" not in second.stderr, second.stderr
+    assert not any(p.name == "__pycache__" for p in site.rglob("*"))
+    if os.geteuid() != 0:
+        for p in [site, *site.rglob("*")]:
+            p.chmod(0o755 if p.is_dir() else 0o644)
