@@ -112,9 +112,9 @@ def test_notebook_opens_by_double_click_runs_all_and_saves_unchanged(source, lab
     item = _wait(browser, lambda d: next((e for e in d.find_elements(By.CSS_SELECTOR, ".jp-DirListing-itemText")
                                           if e.text == source.name), None), 60, f"{source.name} in the file browser")
     ActionChains(browser).double_click(item).perform()
-    panel = _wait(browser, lambda d: next(iter(d.find_elements(By.CSS_SELECTOR, ".jp-NotebookPanel:not(.lm-mod-hidden)")),
-                                          None) or (d.find_elements(By.CSS_SELECTOR, ".jp-FileEditor") and "editor"),
-                  60, "the double-clicked file to open")
+    notebook, editor = ".jp-NotebookPanel:not(.lm-mod-hidden)", ".jp-FileEditor"
+    panel = _wait(browser, lambda d: next(iter(d.find_elements(By.CSS_SELECTOR, notebook)), None)
+                  or (d.find_elements(By.CSS_SELECTOR, editor) and "editor"), 60, "the double-clicked file to open")
     assert panel != "editor", f"{source.name} opened as a text file, not as a notebook"
     run_menu = _wait(browser, lambda d: next((e for e in d.find_elements(By.CSS_SELECTOR, ".lm-MenuBar-itemLabel")
                                               if e.text == "Run"), None), 10, "the Run menu")
