@@ -34,9 +34,6 @@ $(VENV)/.dev: $(VENV)/.core
 	$(PIP) -e ".[dev,cluster]"
 	touch $@
 
-$(VENV)/.notebooks: $(VENV)/.dev
-	$(PIP) -e ".[dev,notebooks]"
-	touch $@
 
 clean:
 	rm -rf $(VENV) data/demo data/notebooks
@@ -56,7 +53,7 @@ $(NB)/.done: $(VENV)/.core
 
 # JupyterLab on the notebooks, with their data, opening the jupytext .py notebooks as
 # notebooks on a double click (notebooks/jupyterlab-settings/overrides.json).
-lab: $(VENV)/.notebooks $(NB)/.done
+lab: $(VENV)/.dev $(NB)/.done
 	$(BIN)/jupyter lab --LabApp.app_settings_dir=notebooks/jupyterlab-settings \
 		$(if $(filter 0,$(shell id -u)),--allow-root) notebooks
 

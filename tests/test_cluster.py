@@ -19,6 +19,7 @@ def load(out, table):
     return runner.scan(out, table).collect().sort("round_id", *(["seat"] if table == "players" else []))
 
 
+@pytest.mark.slow
 def test_local_cluster_run_and_sweep_equal_local_runs(tmp_path):
     variants = runner.grid_variants(RULES, {"threshold_mode": ["fixed", "increasing"]})
     spec = runner.RunSpec(variants, 1200, 8, ("greedy",), 300, kind="sweep")
@@ -29,6 +30,7 @@ def test_local_cluster_run_and_sweep_equal_local_runs(tmp_path):
         assert load(tmp_path / "local", table).equals(load(tmp_path / "dask", table))
 
 
+@pytest.mark.slow
 def test_scheduler_address_and_deal_stats(tmp_path):
     cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
                                        dashboard_address=None)

@@ -25,6 +25,7 @@ def _traced(rules, seed, round_id, policies):
 
 @pytest.mark.parametrize(("players", "mode", "button"),
                          list(itertools.product((2, 3, 4), ("fixed", "increasing"), (0, 1))))
+@pytest.mark.slow
 def test_referee_accepts_every_round(players, mode, button):
     rules = sim.preset("rummy101").replace(players=players, threshold_mode=mode, button_jokers=button)
     mixes = [["greedy"], ["careful", "greedy", "careful", "greedy"][:players]]
@@ -35,6 +36,7 @@ def test_referee_accepts_every_round(players, mode, button):
 
 
 @pytest.mark.parametrize("players", [2, 4])
+@pytest.mark.slow
 def test_T_SET_2_starter_may_not_open_rounds_are_clean(players):
     rules = sim.preset("rummy101").replace(players=players, starter_may_open=False)
     for round_id in range(150):
@@ -44,6 +46,7 @@ def test_T_SET_2_starter_may_not_open_rounds_are_clean(players):
         assert [e["action"] for e in starter_first] == ["discard"]
 
 
+@pytest.mark.slow
 def test_T_OPEN_3_no_new_melds_after_the_opening_in_thousands_of_rounds():
     """Every meld laid on an opening turn is in the opening: after it only additions and
     recoveries (counted over 600 four-player rounds, both bots)."""
@@ -144,6 +147,7 @@ def test_referee_catches_a_meld_laid_after_the_opening_T_OPEN_3():
     assert any("T-OPEN-3" in p for p in referee(t))
 
 
+@pytest.mark.slow
 def test_json_traces_match_the_published_schema():
     """The format is a public interface (README, "JSON traces"): every trace of 2-4
     players, both bots, with the button, validates against the schema shipped with it."""

@@ -77,6 +77,7 @@ def test_a_workload_compiles_once_per_kernel_then_loads(tiny):
     assert again.stdout.split()[:2] == ["ready", "35"] and "compiling" not in again.stderr
 
 
+@pytest.mark.slow
 def test_a_changed_callee_recompiles_its_callers(tiny):
     """numba checks a cached kernel against its own file only: without the stamp, entry()
     cached with the old base() would still answer 35 after base() changed."""
@@ -105,6 +106,7 @@ def test_the_help_imports_no_kernel():
     assert done.stdout.strip().splitlines()[-1] == "[]"
 
 
+@pytest.mark.slow
 def test_a_read_only_installation_caches_in_the_users_directory(tmp_path):
     """The package installed where nobody may write (a read-only site-packages): numba's
     cache falls back to ~/.cache/numba, and the second run loads what the first compiled.

@@ -22,6 +22,7 @@ def test_four_notebooks_exist():
 
 
 @pytest.mark.parametrize("source", NOTEBOOKS, ids=lambda p: p.stem)
+@pytest.mark.slow
 def test_notebook_runs_top_to_bottom(source, data, tmp_path):
     nb = jupytext.read(source)
     assert any("parameters" in c.metadata.get("tags", []) for c in nb.cells), "a parameters cell"

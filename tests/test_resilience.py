@@ -37,6 +37,7 @@ def visible_files(out):
     return [p for p in out.rglob("*.parquet") if not p.name.startswith(".")]
 
 
+@pytest.mark.slow
 def test_sigkill_leaves_no_partial_file_and_resume_finishes_exactly(tmp_path):
     out = tmp_path / "k"
     args = ["run", "--rounds", "40000", "--chunk", "1000", "--jobs", "2", "--seed", "3", "--out", str(out),
@@ -65,6 +66,7 @@ def test_sigkill_leaves_no_partial_file_and_resume_finishes_exactly(tmp_path):
     assert rows(out, "players").equals(rows(clean, "players"))
 
 
+@pytest.mark.slow
 def test_a_dead_worker_costs_one_retry(tmp_path):
     marker = tmp_path / "died-once"
     out = tmp_path / "w"
@@ -75,6 +77,7 @@ def test_a_dead_worker_costs_one_retry(tmp_path):
     assert rows(out)["round_id"].to_list() == list(range(3000))
 
 
+@pytest.mark.slow
 def test_a_chunk_whose_worker_dies_twice_stops_the_run_naming_it(tmp_path):
     out = tmp_path / "w2"
     r = sim_cmd("run", "--rounds", "3000", "--chunk", "500", "--jobs", "2", "--out", str(out), "--no-progress",
@@ -179,6 +182,7 @@ def test_until_ci_for_a_mean_and_for_deal_stats(tmp_path):
     assert e.table.equals(d.table)
 
 
+@pytest.mark.slow
 def test_until_ci_in_a_sweep_stops_each_variant_on_its_own(tmp_path):
     variants = runner.grid_variants(RULES, {"players": ["2", "4"]})
     target = parse_target("stock_out=0.03", RUMMY101.metrics, 2)

@@ -3,6 +3,7 @@ on thousands of small racks: melds value, pairs, forced tiles (T-TAKE-2), keep-a
 (T-OPEN-4), jokers (T-MELD-4) and the Rummikub options (K-MELD-2, K-VAR wrap_runs)."""
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -46,12 +47,14 @@ def _check(counts, rules, must_use=None):
 
 @settings(max_examples=1500)
 @given(racks(max_tiles=11, max_jokers=2))
+@pytest.mark.slow
 def test_rummy101_melds_and_pairs_match_reference(counts):
     _check(counts, RUMMY101)
 
 
 @settings(max_examples=300)
 @given(racks(max_tiles=9, max_jokers=4))
+@pytest.mark.slow
 def test_button_jokers_up_to_four_match_reference(counts):
     _check(counts, BUTTON)
 
@@ -68,12 +71,14 @@ def test_forced_tile_T_TAKE_2_matches_reference(counts, data):
 
 @settings(max_examples=500)
 @given(racks(max_tiles=10, max_jokers=2))
+@pytest.mark.slow
 def test_rummikub_group_of_three_one_joker_K_MELD_2(counts):
     _check(counts, RUMMIKUB)
 
 
 @settings(max_examples=400)
 @given(racks(max_tiles=9, max_jokers=2, wrap=True))
+@pytest.mark.slow
 def test_rummikub_wrap_runs_K_VAR(counts):
     _check(counts, WRAP)
 
