@@ -43,7 +43,7 @@ def _mulhilo(a, b):
     return hi, a * b
 
 
-@kernel(u64, u64, u64, u64, u64, u64, U1)
+@kernel(u64, u64, u64, u64, u64, u64, U1, entry=True)
 def philox_block(key0, key1, c0, c1, c2, c3, out):
     """Philox4x64-10 of counter (c0..c3) under key (key0, key1) into ``out[0:4]``
     (jit-compiled). Equals ``numpy.random.Philox`` output for the same key and counter."""
@@ -73,24 +73,31 @@ def below(r, m):
     return np.int64(hi)
 
 
-@kernel(i64)
-def full_deck(jokers):
-    """The tiles of the set as kinds, two of every numbered tile and ``jokers`` jokers."""
-    deck = np.empty(2 * KINDS + jokers, dtype=np.int64)
+@kernel(I1, i64)
+def fill_deck(deck, jokers):
+    """Write the tiles of the set as kinds into ``deck``: two of every numbered tile, then
+    ``jokers`` jokers (jit-compiled)."""
     for k in range(KINDS):
         deck[2 * k] = k
         deck[2 * k + 1] = k
     for j in range(jokers):
         deck[2 * KINDS + j] = JOKER
+
+
+@kernel(i64, entry=True)
+def full_deck(jokers):
+    """The tiles of the set as kinds, two of every numbered tile and ``jokers`` jokers."""
+    deck = np.empty(2 * KINDS + jokers, dtype=np.int64)
+    fill_deck(deck, jokers)
     return deck
 
 
-@kernel(i64, i64, i64, I1, i64)
-def shuffle_into(seed, stream, index, deck, size):
+@kernel(i64, i64, i64, I1, i64, U1, entry=True)
+def shuffle_into(seed, stream, index, deck, size, bits):
     """Philox-driven Fisher-Yates of the first ``size`` positions of ``deck``, in place:
-    item ``index`` of ``seed`` on ``stream`` (jit-compiled)."""
+    item ``index`` of ``seed`` on ``stream``; ``bits`` is scratch for four random words
+    (jit-compiled)."""
     n = deck.shape[0]
-    bits = np.empty(4, dtype=np.uint64)
     for j in range(min(size, n - 1)):
         if j % 4 == 0:
             philox_block(seed, stream, j // 4, index, 0, 0, bits)
@@ -102,14 +109,14 @@ def shuffle_into(seed, stream, index, deck, size):
 def deal_rack_into(seed, stream, index, deck, size, out_counts):
     """Deal rack ``index`` of ``seed``: the first ``size`` tiles of a shuffle of ``deck``
     (modified in place), as counts (jit-compiled)."""
-    shuffle_into(seed, stream, index, deck, size)
+    shuffle_into(seed, stream, index, deck, size, np.empty(4, dtype=np.uint64))
     for k in range(COUNTS_LEN):
         out_counts[k] = 0
     for j in range(size):
         out_counts[deck[j]] += 1
 
 
-@kernel(i64, i64, i64, i64, i64, i64, I8_2, parallel=True)
+@kernel(i64, i64, i64, i64, i64, i64, I8_2, parallel=True, entry=True)
 def _deal_racks(seed, stream, start, count, size, jokers, out):
     for i in prange(count):
         deck = full_deck(jokers)

@@ -93,17 +93,21 @@ class Kernel:
 _KERNELS: dict[str, list[Kernel]] = {}  # by module, in the order of definition
 
 
-def kernel(*arg_types, parallel: bool = False, inline: bool = False):
+def kernel(*arg_types, parallel: bool = False, inline: bool = False, entry: bool = False):
     """Declare a numba kernel taking ``arg_types`` (jit-compiled with ``cache=True``).
 
     Callees must be defined before their callers, so that a module's kernels compile in
-    the order they are written. ``inline=True``: inlined into callers, never compiled alone.
+    the order they are written. ``inline=True``: inlined into callers, never compiled
+    alone. ``entry=True``: called from Python; the others get no Python wrapper (it
+    would unbox every array of their tuple arguments, a large function to compile for
+    nothing) and cannot be called from Python.
     """
 
     def declare(fn):
         if inline:
             return numba.njit(cache=True, inline="always")(fn)
-        dispatcher = numba.njit(cache=True, parallel=parallel)(fn)
+        dispatcher = numba.njit(cache=True, parallel=parallel, no_cpython_wrapper=not entry,
+                                no_cfunc_wrapper=True)(fn)
         _KERNELS.setdefault(fn.__module__, []).append(Kernel(dispatcher, tuple(arg_types)))
         return dispatcher
 

@@ -179,7 +179,7 @@ def penalty_cdf(dist: pl.DataFrame, combos: list[dict]):
         ax.set_xscale("symlog", linthresh=10)
         ax.set_xlim(0, 900)
         ax.set_ylim(0, 100)
-        ax.set_title(variant_label(combo), fontsize=9)
+        ax.set_title(variant_label(combo), fontsize=8)
     for ax in axes[-1]:
         ax.set_xlabel("penalty (points; log above 10)", fontsize=9)
     for ax in axes[:, 0]:

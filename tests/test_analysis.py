@@ -6,6 +6,7 @@ import pytest
 
 import sim
 from sim import analysis as A
+from sim import runner
 from tests import analysis_fixture
 
 
@@ -88,7 +89,7 @@ def test_paired_differences_against_the_baseline(ds):
     assert all(r["n"] == 3 for r in row.values())
     with pytest.raises(sim.DatasetError, match="unknown metric"):
         A.compare_variants(ds, {"threshold_mode": "fixed"}, ["luck"])
-    with pytest.raises(sim.DatasetError, match="variant columns"):
+    with pytest.raises(sim.DatasetError, match="must name swept fields"):
         A.compare_variants(ds, {"players": 2})
 
 
@@ -115,3 +116,16 @@ def test_damaged_or_foreign_data_is_named(tmp_path):
         A.open_dataset(tmp_path / "d")
     with pytest.raises(sim.DatasetError, match="deal-stats"):
         A.deal_open_shares([next((tmp_path / "d" / "rounds").rglob("*.parquet"))])
+
+
+def test_missing_data_and_single_runs_say_what_to_do(tmp_path):
+    """A newcomer's first errors name the missing folder and the command that makes it."""
+    with pytest.raises(sim.DatasetError, match=r"is not there.*make notebook-data"):
+        A.open_dataset(tmp_path / "nothing")
+    with pytest.raises(sim.DatasetError, match="sim deal-stats"):
+        A.deal_open_shares([tmp_path / "deal-21.parquet"])
+    run = tmp_path / "run"
+    sim_run = runner.RunSpec((runner.Variant(sim.preset("rummy101").replace(players=2)),), 20, 1, ("greedy",), 20)
+    runner.run(sim_run, run, jobs=1, progress=False)
+    with pytest.raises(sim.DatasetError, match=r"single run: comparing variants needs a sweep.*sim sweep"):
+        A.compare_variants(A.open_dataset(run), {"players": "2"})

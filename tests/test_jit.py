@@ -35,7 +35,7 @@ def twice(x, flag):
     return base(x) + base(x) * 0 + (base(0) if flag else 0)
 
 
-@kernel(i64)
+@kernel(i64, entry=True)
 def entry(x):
     return twice(x, 1) + twice(x, True) + twice(x, 0)
 '''

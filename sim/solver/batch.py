@@ -18,7 +18,7 @@ from sim.tiles import COUNTS_LEN
 BLOCK = 256  # racks per scratch space in the parallel loop
 
 
-@kernel(I8_2, boolean, boolean, *SOLVER, I16_1, I8_1, parallel=True)
+@kernel(I8_2, boolean, boolean, *SOLVER, I16_1, I8_1, parallel=True, entry=True)
 def opening_values_kernel(racks, keep, cyclic, g_ptr, g_use, g_jokers, g_tiles, g_from, g_minj,
                           table, states, tptr, tto, tdj, tk, tnoend, out_value, out_pairs):
     """Best melds value and most pairs of every rack of ``racks`` (N, 53), in parallel

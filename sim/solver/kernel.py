@@ -29,7 +29,7 @@ SOLVER = (I1, I2, I1, I1, I1, I2, I32_2, *AUTOMATON)
 SPACE = tuple_of(I2, I2, I3, I2, B2, I2, I2, I2, I1, I1, I4, I1)
 
 
-@kernel(i64)
+@kernel(i64, entry=True)
 def value_of(score):
     """Melds value of a score (0 for an empty opening, -1 where none is possible)."""
     if score <= NEG // 2:
@@ -90,7 +90,7 @@ def _record_joker_split(runs, jr, leaf):
 MAXJ = 4  # jokers the scratch space is sized for (tiles.MAX_JOKERS)
 
 
-@kernel(i64)
+@kernel(i64, entry=True)
 def new_space(n_states):
     """Scratch arrays for :func:`search`, allocated once per block of racks (jit-compiled)."""
     return (
@@ -244,7 +244,7 @@ def _search(counts, forced_kind, cyclic, g_ptr, g_use, g_jokers, g_tiles, g_from
     return best
 
 
-@kernel(I1, i64, boolean, *SOLVER, boolean, I1, SPACE)
+@kernel(I1, i64, boolean, *SOLVER, boolean, I1, SPACE, entry=True)
 def search(counts, forced_kind, cyclic, g_ptr, g_use, g_jokers, g_tiles, g_from, g_minj, table,
            states, tptr, tto, tdj, tk, tnoend, record, leaf, space):
     """Best melds score of ``counts`` (int64, 53) with no tile set aside (jit-compiled).
@@ -269,7 +269,7 @@ def search(counts, forced_kind, cyclic, g_ptr, g_use, g_jokers, g_tiles, g_from,
                    table, states, tptr, tto, tdj, tk, tnoend, record, leaf, space)
 
 
-@kernel(I1, i64, boolean, boolean, *SOLVER, SPACE)
+@kernel(I1, i64, boolean, boolean, *SOLVER, SPACE, entry=True)
 def best_score(counts, forced_kind, keep, cyclic, g_ptr, g_use, g_jokers, g_tiles, g_from, g_minj,
                table, states, tptr, tto, tdj, tk, tnoend, space):
     """Best melds score leaving a tile for the discard when ``keep`` (T-OPEN-4).
@@ -303,7 +303,7 @@ def best_score(counts, forced_kind, keep, cyclic, g_ptr, g_use, g_jokers, g_tile
     return best, aside
 
 
-@kernel(I1, i64, boolean)
+@kernel(I1, i64, boolean, entry=True)
 def most_pairs(counts, forced_kind, keep):
     """Most pairs (T-MELD-3): two equal tiles, or one tile and a joker; a tile left for the
     discard when ``keep`` (T-OPEN-4); the forced tile in a pair (T-TAKE-2) (jit-compiled)."""

@@ -25,7 +25,7 @@ F_KIND, F_KEY, F_FIRST, F_LEN, F_COLOURS, F_JOKERS = range(MELD_FIELDS)
 MAX_LAID = 40  # melds one lay-down can hold
 
 
-@kernel(I1, I1, i64, boolean, I1, I2, I2, *AUTOMATON, *MOVES, I32_2, RUN_SPACE, I2)
+@kernel(I1, I1, i64, boolean, I1, I2, I2, *AUTOMATON, *MOVES, I32_2, RUN_SPACE, I2, entry=True)
 def lay_out(counts, leaf, forced_kind, cyclic, nsets, set_colours, set_jokers, states, tptr,
             tto, tdj, tk, tnoend, mends, mstarts, mgive, run_table, space, out):
     """Write the melds of a solver leaf (see :func:`sim.solver.kernel.search`) into

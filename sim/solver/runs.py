@@ -261,7 +261,7 @@ def _runs_from(counts13, jmax, forced, s0, cyclic, states, tptr, tto, tdj, tk, t
     _clear(dp[cur], act[cur], nact, flag[cur])
 
 
-@kernel(I1, i64, i64, boolean, *AUTOMATON, I3, I2, B2, I1, I4, I1)
+@kernel(I1, i64, i64, boolean, *AUTOMATON, I3, I2, B2, I1, I4, I1, entry=True)
 def colour_runs(counts13, jmax, forced, cyclic, states, tptr, tto, tdj, tk, tnoend,
                 dp, act, flag, tmp, unused_bp, out):
     """Best run score of one colour with at most j jokers, j = 0..jmax (jit-compiled).
@@ -299,7 +299,7 @@ def colour_runs(counts13, jmax, forced, cyclic, states, tptr, tto, tdj, tk, tnoe
     return best_start
 
 
-@kernel(*AUTOMATON, i64, I2)
+@kernel(*AUTOMATON, i64, I2, entry=True)
 def _build_table(states, tptr, tto, tdj, tk, tnoend, jmax, table):
     """Fill ``table[pattern, j]`` for every colour pattern by a depth-first walk (jit-compiled).
 
@@ -586,7 +586,7 @@ def _replay_runs(counts13, moves, s0, cyclic, states, mends, mstarts, mgive, wor
 RUN_SPACE_JOKERS = 4
 
 
-@kernel(i64)
+@kernel(i64, entry=True)
 def new_run_space(n_states):
     """Scratch for :func:`best_runs`: DP layers, back-pointers and small buffers."""
     return (

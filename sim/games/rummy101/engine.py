@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from sim.deal import STREAM_ROUNDS, full_deck, shuffle_into
+from sim.deal import STREAM_ROUNDS, fill_deck, full_deck, shuffle_into
 from sim.games.rummy101.bots import (
     USE_ADD,
     USE_MELDS,
@@ -83,7 +83,6 @@ from sim.games.rummy101.core import (
     RP_KEEP,
     RP_PLAYERS,
     RP_RACK,
-    RP_SET_JOKERS,
     RP_STARTER_EXTRA,
     RP_STARTER_MAY_OPEN,
     SOLVER_ARRAYS,
@@ -104,7 +103,7 @@ from sim.games.rummy101.core import (
     score_round,
     take_meld_from_rack,
 )
-from sim.jit import I1, I2, I3, boolean, i64, kernel, tuple_of
+from sim.jit import I1, I2, I3, U1, boolean, i64, kernel, tuple_of
 from sim.solver.kernel import LEAF_LEN, new_space
 from sim.solver.layout import MAX_LAID, MELD_FIELDS
 from sim.solver.runs import new_run_space
@@ -113,7 +112,7 @@ from sim.tiles import COUNTS_LEN, JOKER, KINDS
 # The scratch copy of the state for trying a joker finish, and everything a round needs
 # (see new_round_space): argument types of the kernels (sim.jit).
 SCRATCH = tuple_of(I2, I2, I2, I1)
-ROUND_SPACE = tuple_of(I2, I2, I2, I1, SOLVER_SPACE, I2, SCRATCH)
+ROUND_SPACE = tuple_of(I2, I2, I2, I1, SOLVER_SPACE, I2, SCRATCH, I1, U1)
 
 # Per-round and per-player output columns of play_rounds.
 R_FINISH, R_WINNER, R_TURNS, R_STOCK_LEFT, R_ERROR = range(5)
@@ -344,8 +343,8 @@ def play_turn(p, first, deck, racks, table, ps, g, rp, events, S, space, rows, s
     return False
 
 
-@kernel(i64, i64)
-def new_round_space(n_states, players):
+@kernel(i64, i64, i64, entry=True)
+def new_round_space(n_states, players, set_jokers):
     """Everything one round needs, allocated once per chunk."""
     return (
         np.zeros((players, COUNTS_LEN), dtype=np.int64),  # racks
@@ -358,22 +357,31 @@ def new_round_space(n_states, players):
          np.zeros((MAX_TABLE, TABLE_FIELDS), dtype=np.int64),
          np.zeros((players, PS_LEN), dtype=np.int64),
          np.zeros(G_LEN, dtype=np.int64)),  # scratch copy for trying a joker finish
+        full_deck(set_jokers),  # the round's tiles
+        np.zeros(4, dtype=np.uint64),  # random words for the shuffle
     )
 
 
-@kernel(i64, i64, i64)
+@kernel(i64, i64, I1, U1)
+def shuffle_round(seed, round_id, deck, bits):
+    """Fill ``deck`` with the shuffled tiles of round ``round_id``: the same for every
+    variant and player count (common random numbers)."""
+    fill_deck(deck, deck.shape[0] - 2 * KINDS)
+    shuffle_into(seed, STREAM_ROUNDS, round_id, deck, deck.shape[0] - 1, bits)
+
+
+@kernel(i64, i64, i64, entry=True)
 def round_deck(seed, round_id, set_jokers):
-    """The shuffled tiles of round ``round_id``: the same for every variant and player
-    count (common random numbers)."""
+    """The shuffled tiles of round ``round_id`` as a new array (for traces)."""
     deck = full_deck(set_jokers)
-    shuffle_into(seed, STREAM_ROUNDS, round_id, deck, deck.shape[0] - 1)
+    shuffle_round(seed, round_id, deck, np.zeros(4, dtype=np.uint64))
     return deck
 
 
 @kernel(inline=True)
 def play_round(deck, rp, policies, S, rs, events, trace):
     """Play one round from the tile order ``deck`` (jit-compiled); results stay in ``rs``."""
-    racks, table, ps, g, space, rows, scratch = rs
+    racks, table, ps, g, space, rows, scratch, _, _ = rs
     players = rp[RP_PLAYERS]
     racks[:, :] = 0
     ps[:, :] = 0
@@ -405,7 +413,7 @@ def play_round(deck, rp, policies, S, rs, events, trace):
     score_round(racks, ps, g, rp, events)
 
 
-@kernel(i64, i64, i64, I1, I1, SOLVER_ARRAYS, ROUND_SPACE, I1, I2, boolean, I2, I3)
+@kernel(i64, i64, i64, I1, I1, SOLVER_ARRAYS, ROUND_SPACE, I1, I2, boolean, I2, I3, entry=True)
 def play_rounds(seed, start, count, rp, policies, S, rs, deck_in, events, trace, out_rounds, out_players):
     """Play rounds ``start .. start+count-1`` of ``seed`` into the output arrays (``R_*``
     per round, ``P_*`` per player), one after another, in the scratch ``rs`` of
@@ -413,9 +421,12 @@ def play_rounds(seed, start, count, rp, policies, S, rs, deck_in, events, trace,
     tiles (scenario rounds); ``trace`` fills ``events``. The one entry point of the
     engine: the runner and the trace share its compiled code."""
     players = rp[RP_PLAYERS]
-    _, _, ps, g, _, _, _ = rs
+    _, _, ps, g, _, _, _, deck_buffer, bits = rs
     for i in range(count):
-        deck = deck_in if deck_in.shape[0] > 0 else round_deck(seed, start + i, rp[RP_SET_JOKERS])
+        deck = deck_in
+        if deck_in.shape[0] == 0:
+            shuffle_round(seed, start + i, deck_buffer, bits)
+            deck = deck_buffer
         play_round(deck, rp, policies, S, rs, events, trace)
         out_rounds[i, R_FINISH] = g[G_FINISH]
         out_rounds[i, R_WINNER] = g[G_WINNER]

@@ -80,7 +80,7 @@ def play_chunk(rules: Rules, seed: int, start: int, count: int, policies: np.nda
     prepare(FAMILY.workload, progress)
     rp = rules_params(rules)
     S = solver_arrays(rules.group_of_three_max_jokers)
-    rs = rnd.new_round_space(S[7].shape[0], rules.players)
+    rs = rnd.new_round_space(S[7].shape[0], rules.players, rules.jokers)
     out_r = np.zeros((count, rnd.R_LEN), dtype=np.int64)
     out_p = np.zeros((count, rules.players, rnd.P_LEN), dtype=np.int64)
     rnd.play_rounds(seed, start, count, rp, policies, S, rs, _NO_DECK, _NO_EVENTS, False, out_r, out_p)
@@ -110,7 +110,7 @@ def trace_round(rules: Rules, seed: int, round_id: int, policies: np.ndarray,
     if deck is None:
         deck = rnd.round_deck(seed, round_id, rules.jokers)
     deck = np.ascontiguousarray(deck, dtype=np.int64)
-    rs = rnd.new_round_space(S[7].shape[0], rules.players)
+    rs = rnd.new_round_space(S[7].shape[0], rules.players, rules.jokers)
     events = np.zeros((core.MAX_EVENTS, core.EV_FIELDS), dtype=np.int64)
     out_r = np.zeros((1, rnd.R_LEN), dtype=np.int64)
     out_p = np.zeros((1, rules.players, rnd.P_LEN), dtype=np.int64)
