@@ -30,11 +30,12 @@ optimisation and code generation of everything below it.
 
 from __future__ import annotations
 
+import ast
 import contextlib
 import functools
 import hashlib
 import importlib
-import json
+import importlib.util
 import os
 import sys
 import time
@@ -137,16 +138,45 @@ class CompileWarning(UserWarning):
 _READY: set[str] = set()
 
 
-def _fingerprint(workload: Workload) -> dict:
-    """What the compiled code depends on: the tool versions and each module's source."""
+def _imports(module: str) -> set[str]:
+    """The modules of this package, or of ``module``'s own package, that ``module`` imports
+    at its top (read from its source)."""
+    tree = ast.parse(Path(importlib.import_module(module).__file__).read_text())
+    found = set()
+    for node in tree.body:
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            found.add(node.module)
+            found.update(f"{node.module}.{a.name}" for a in node.names)
+        elif isinstance(node, ast.Import):
+            found.update(a.name for a in node.names)
+    packages = ("sim", module.split(".")[0])
+    return {m for m in found if m.split(".")[0] in packages and _is_module(m)} - {module}
+
+
+def _is_module(name: str) -> bool:
+    try:
+        return importlib.util.find_spec(name) is not None
+    except ImportError:  # "sim.jit.I1": a name imported from a module, not a module
+        return False
+
+
+@functools.cache
+def _fingerprint(module: str) -> str:
+    """What a module's compiled kernels depend on: its source, the sources of every module
+    of the package it imports, directly or not (callees, and the constants numba freezes
+    into the code), and the tool versions."""
     from sim import __version__
 
-    modules = {}
-    for m in workload.modules:
-        path = importlib.import_module(m).__file__
-        modules[m] = hashlib.sha256(Path(path).read_bytes()).hexdigest()
-    return {"versions": f"rummy-sim {__version__}, numba {numba.__version__}, python {sys.version}",
-            "modules": modules}
+    seen, todo = {module}, [module]
+    while todo:
+        for dep in _imports(todo.pop()):
+            if dep not in seen:
+                seen.add(dep)
+                todo.append(dep)
+    h = hashlib.sha256(f"rummy-sim {__version__}, numba {numba.__version__}, python {sys.version}".encode())
+    for m in sorted(seen):
+        h.update(m.encode() + Path(importlib.import_module(m).__file__).read_bytes())
+    return h.hexdigest()
 
 
 def _cache_dirs(kernels: list[Kernel]) -> list[Path]:
@@ -155,37 +185,29 @@ def _cache_dirs(kernels: list[Kernel]) -> list[Path]:
     return list(dict.fromkeys(Path(k.dispatcher.stats.cache_path) for k in kernels))
 
 
-def _stamp_path(workload: Workload, kernels: list[Kernel]) -> Path:
-    """The stamp lives beside the cached code of the workload's last kernel, so that
-    removing that cache removes the stamp too."""
-    name = "".join(c if c.isalnum() else "-" for c in workload.name)
-    return _cache_dirs(kernels[-1:])[0] / f"rummy-sim-{name}.stamp"
+def _stamp_path(module: str) -> Path | None:
+    """A module's stamp lives beside its cached kernels, so that removing that cache
+    removes the stamp too (None for a module without kernels)."""
+    kernels = _KERNELS.get(module)
+    return _cache_dirs(kernels[:1])[0] / f"rummy-sim-{module}.stamp" if kernels else None
 
 
-def _read_stamp(path: Path) -> dict:
+def _stale(module: str) -> bool:
+    path = _stamp_path(module)
+    if path is None:
+        return False
     try:
-        return json.loads(path.read_text())
-    except (OSError, ValueError):
-        return {}
+        return path.read_text() != _fingerprint(module)
+    except OSError:
+        return True
 
 
 def is_ready(workload: Workload) -> bool:
     """Compiled before on this machine, for these sources: nothing to compile."""
     if workload.name in _READY:
         return True
-    return _read_stamp(_stamp_path(workload, workload.kernels())) == _fingerprint(workload)
-
-
-def _stale_modules(workload: Workload, stamp: dict, now: dict) -> set[str]:
-    """Modules whose cached code may be stale: from the first one that changed since the
-    stamp on (a module's kernels may call those of the modules before it, never after)."""
-    if stamp.get("versions") != now["versions"]:
-        return set(workload.modules)
-    old = stamp.get("modules", {})
-    for i, m in enumerate(workload.modules):
-        if old.get(m) != now["modules"][m]:
-            return set(workload.modules[i:])
-    return set()
+    workload.kernels()
+    return not any(_stale(m) for m in workload.modules)
 
 
 def _cache_files(kernel: Kernel) -> Iterator[Path]:
@@ -207,24 +229,24 @@ def _forget(kernels: list[Kernel]) -> None:
 
 
 def prepare(workload: Workload, progress: bool = True) -> None:
-    """Make ``workload`` ready to run: nothing if it was compiled before on this machine,
-    else compile every kernel once, callees first, saying so on standard error (with a
-    progress bar when ``progress``)."""
+    """Make ``workload`` ready to run: nothing if its modules were compiled before on this
+    machine from these sources, else compile every kernel once, callees first, saying so
+    on standard error (with a progress bar when ``progress``)."""
     if workload.name in _READY:
         return
     kernels = workload.kernels()
-    stamp_path = _stamp_path(workload, kernels)
-    stamp, now = _read_stamp(stamp_path), _fingerprint(workload)
-    if stamp != now:
-        stale = _stale_modules(workload, stamp, now)
+    stale = {m for m in workload.modules if _stale(m)}
+    if stale:
         todo = [k for k in kernels if not k.compiled()]
         _forget([k for k in todo if k.dispatcher.py_func.__module__ in stale])
         if todo:
             _compile(workload, todo, progress)
-        with contextlib.suppress(OSError):
-            tmp = stamp_path.with_suffix(f".{os.getpid()}.tmp")
-            tmp.write_text(json.dumps(now, indent=1))
-            os.replace(tmp, stamp_path)
+        for m in stale:
+            path = _stamp_path(m)
+            with contextlib.suppress(OSError):
+                tmp = path.with_suffix(f".{os.getpid()}.tmp")
+                tmp.write_text(_fingerprint(m))
+                os.replace(tmp, path)
     _READY.add(workload.name)
 
 

@@ -40,6 +40,14 @@ class Rummy101(Family):
         Metric("mean_turns", "mean_turns", "mean turns per round", False),
     )
 
+    def prepare(self, progress=True):
+        """Compile the engine if needed, and build or load the solver's run table: both
+        once, here, before worker processes start."""
+        super().prepare(progress)
+        from sim.solver.runs import run_table
+
+        run_table()
+
     def chunk_tables(self, rules, seed, start, count, policies, drop=()):
         from sim.games.rummy101.tables import chunk_tables
 
