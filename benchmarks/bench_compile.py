@@ -25,37 +25,43 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 
-# Runs in the fresh copy: prepare the named workloads one after the other, print timings.
+# Runs in the fresh copy: prepare the named workloads one after the other ("table": build
+# the opening solver's run table), print the time of each step and in all.
 PROBE = """
 import json, sys, time
 t0 = time.perf_counter()
 from sim import jit
 from sim.solver import runs
-names = sys.argv[1:]
 workloads = {w.name: w for w in jit.all_workloads()}
-out = {"import": time.perf_counter() - t0}
-t = time.perf_counter()
-runs.run_table()
-out["run table"] = time.perf_counter() - t
-for name in names:
-    w = workloads[name]
+out = {}
+for name in sys.argv[1:]:
     t = time.perf_counter()
-    jit.prepare(w, progress=False)
+    if name == "table":
+        runs.run_table()
+    else:
+        jit.prepare(workloads[name], progress=False)
+        out[name + " kernels"] = len(workloads[name].kernels())
     out[name] = time.perf_counter() - t
-    out[name + " kernels"] = len(w.kernels())
+out["total"] = time.perf_counter() - t0
 print(json.dumps(out))
 """
 
 
-def measure(names: list[str]) -> dict[str, float]:
-    """Prepare ``names`` in one new process from empty caches."""
+def measure(steps: list[str]) -> dict[str, float]:
+    """Run ``steps`` in one new process on a copy of the package with empty caches."""
     with tempfile.TemporaryDirectory(prefix="bench-compile-") as tmp:
         shutil.copytree(ROOT / "sim", Path(tmp) / "sim", ignore=shutil.ignore_patterns("__pycache__"))
         env = {**os.environ, "PYTHONPATH": tmp, "SIM_CACHE_DIR": str(Path(tmp) / "cache")}
         env.pop("NUMBA_CACHE_DIR", None)
-        done = subprocess.run([sys.executable, "-c", PROBE, *names], env=env, cwd=tmp, check=True,
+        done = subprocess.run([sys.executable, "-c", PROBE, *steps], env=env, cwd=tmp, check=True,
                               capture_output=True, text=True)
         return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def _line(label: str, times: list[float], kernels: int | None = None) -> str:
+    runs = ", ".join(f"{t:.1f}" for t in times)
+    count = f"{kernels:3} kernels" if kernels is not None else " " * 11
+    return f"  {label:44} {count} {statistics.median(times):6.1f} s   (runs: {runs})"
 
 
 def main() -> None:
@@ -66,29 +72,31 @@ def main() -> None:
     sys.path.insert(0, str(ROOT))
     from sim import jit
 
-    names = [w.name for w in jit.all_workloads()]
+    names = [w.name for w in jit.all_workloads() if w.name != "the run table"]
     if args.only:
         names = [n for n in names if n == args.only]
         if not names:
             raise SystemExit(f"unknown workload {args.only!r}")
     print(f"compile time from empty caches, median of {args.repeats} run(s), python {sys.version.split()[0]}")
-    alone: dict[str, list[float]] = {n: [] for n in names}
+    rows: dict[str, list[float]] = {n: [] for n in ["table", *names]}
     kernels: dict[str, int] = {}
-    table: list[float] = []
+    demo: list[float] = []
+    together: list[float] = []
+    engine = next(w.name for w in jit.all_workloads() if "Rummy 101" in w.name)
     for _ in range(args.repeats):
-        for n in names:
+        for n in ["table", *names]:
             got = measure([n])
-            alone[n].append(got[n])
-            kernels[n] = got[n + " kernels"]
-            table.append(got["run table"])
+            rows[n].append(got[n])
+            kernels[n] = got.get(n + " kernels")
+        if not args.only:
+            demo.append(measure([engine, "table"])["total"])
+            together.append(measure([*names, "table"])["total"])
+    print(_line("the run table: its kernels, then the build", rows["table"]))
     for n in names:
-        print(f"  {n:32} {kernels[n]:3} kernels  {statistics.median(alone[n]):6.1f} s   "
-              f"(runs: {', '.join(f'{t:.1f}' for t in alone[n])})")
-    print(f"  {'the run table (build, once)':32}              {statistics.median(table):6.1f} s")
-    if len(names) > 1:
-        together = [sum(v for k, v in measure(names).items() if k in names) for _ in range(args.repeats)]
-        print(f"  {'all of them, one after the other':32}              {statistics.median(together):6.1f} s   "
-              f"(runs: {', '.join(f'{t:.1f}' for t in together)})")
+        print(_line(n, rows[n], kernels[n]))
+    if not args.only:
+        print(_line("what `sim run` needs: engine and run table", demo))
+        print(_line("everything, one after the other", together))
 
 
 if __name__ == "__main__":
