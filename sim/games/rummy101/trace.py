@@ -161,8 +161,9 @@ def format_trace(trace: dict) -> str:
         elif a == "recover":
             meld = table[e["meld"]]
             meld[meld.index(f"J({e['tile']})")] = e["tile"]
+            rule = "T-JOKER-1: a joker in a pair stands for its twin" if len(meld) == 2 else "T-JOKER-1"
             lines.append(f"  puts {e['tile']} in place of the joker in {' '.join(meld)} and takes the joker "
-                         "back (T-JOKER-1)")
+                         f"back ({rule})")
         elif a == "discard":
             lines.append(f"  discards {'a joker' if e['tile'] == 'J' else e['tile']} (T-TURN-2)")
         elif a == "stock_out":
