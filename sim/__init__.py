@@ -25,6 +25,8 @@ _LAZY = {  # public names living in modules that bring numba with them
     "best_opening": "sim.solver.api",
     "evaluate_racks": "sim.solver.api",
     "opening_values": "sim.solver.api",
+    "TablePlay": "sim.games.rummikub.tableplay",
+    "table_play": "sim.games.rummikub.tableplay",
 }
 
 __all__ = [
@@ -37,6 +39,7 @@ __all__ = [
     "Rules",
     "RulesError",
     "SimError",
+    "TablePlay",
     "__version__",
     "best_opening",
     "evaluate_racks",
@@ -45,6 +48,7 @@ __all__ = [
     "parse_rack",
     "parse_tile",
     "preset",
+    "table_play",
 ]
 
 

@@ -115,11 +115,19 @@ def rules(name: Annotated[str, typer.Argument(help="Preset name.")] = "rummy101"
     typer.echo(json.dumps(_rules(name, settings).to_dict(), indent=2))
 
 
-def _solve_line(text: str, rules, must_use: str | None) -> dict:
-    from sim.solver.api import best_opening
+def _solve_line(text: str, rules, must_use: str | None, table: str | None = None,
+                objective: str = "value") -> dict:
     from sim.tiles import parse_rack
 
     rack = parse_rack(text)
+    if table is not None:
+        from sim.games.rummikub.tableplay import read_table, table_play
+
+        melds = read_table(table, rules)
+        return {"rack": str(rack), "table": [str(m) for m in melds],
+                **table_play(rack, melds, rules, objective).to_dict()}
+    from sim.solver.api import best_opening
+
     return {"rack": str(rack), **best_opening(rack, rules, must_use=must_use).to_dict()}
 
 
@@ -143,6 +151,24 @@ def _describe(rack_text: str, rules, must_use: str | None) -> str:
     return "\n".join(lines)
 
 
+def _describe_table_play(result: dict, rules) -> str:
+    melds = result["table"]
+    tiles = sum(len(m.split()) for m in melds)
+    rack = result["rack"].split()
+    left = list(rack)
+    for tile in result["played"].split():
+        left.remove(tile)
+    lines = [f"rack ({len(rack)} tiles): {result['rack']}    rules: {rules.name}",
+             f"table ({len(melds)} melds, {tiles} tiles): {'; '.join(melds) or '-'}",
+             f"best play ({result['objective']}): {result['value']} points, {result['tiles']} tiles: "
+             f"{result['played'] or '-'}",
+             f"table afterwards ({len(result['melds'])} melds):"]
+    lines += [f"  {m}" for m in result["melds"]]
+    lines.append(f"left on the rack: {' '.join(left) or '-'}")
+    lines.append(f"can play: {'yes' if result['can_play'] else 'no (draw a tile, or pass with the pool empty)'}")
+    return "\n".join(lines)
+
+
 @app.command()
 @_friendly
 def solve(
@@ -152,16 +178,32 @@ def solve(
     preset_name: PresetOpt = "rummy101",
     must_use: Annotated[str | None, typer.Option(
         "--must-use", help="A tile that must lie in a meld: the discard just taken (T-TAKE-2).")] = None,
+    table: Annotated[str | None, typer.Option(
+        "--table", help="Rummikub: the table's melds, e.g. 'R1 R2 R3; B5 K5 J(Y5)'; answers the best "
+                        "play of the rack onto it, the table rebuilt as a whole (K-PLAY-1).")] = None,
+    objective: Annotated[str, typer.Option(
+        "--objective", help="With --table: place the most rack value (value) or the most rack tiles "
+                            "(tiles).")] = "value",
     as_json: Annotated[bool, typer.Option(
         "--json", help="Print JSON (one object per line with '-').")] = False,
     settings: SetOpt = None,
 ) -> None:
-    """Best opening of a rack: melds value and melds, most pairs, whether it can open."""
+    """Best opening of a rack (melds value and melds, most pairs, whether it can open), or
+    with --table the best Rummikub play onto a table."""
     rules = _rules(preset_name, settings)
+    if table is not None and must_use:
+        raise typer.BadParameter("--must-use is a Rummy 101 opening option; it cannot go with --table",
+                                 param_hint="--must-use")
+    if objective not in ("value", "tiles"):
+        raise typer.BadParameter(f"must be value or tiles (got {objective!r})", param_hint="--objective")
+    if table is None and objective != "value":
+        raise typer.BadParameter("--objective needs --table", param_hint="--objective")
     text = " ".join(rack)
     if text.strip() != "-":
         if as_json:
-            typer.echo(json.dumps(_solve_line(text, rules, must_use)))
+            typer.echo(json.dumps(_solve_line(text, rules, must_use, table, objective)))
+        elif table is not None:
+            typer.echo(_describe_table_play(_solve_line(text, rules, None, table, objective), rules))
         else:
             typer.echo(_describe(text, rules, must_use))
         return
@@ -171,7 +213,7 @@ def solve(
         if not line:
             continue
         try:
-            result = _solve_line(line, rules, must_use)
+            result = _solve_line(line, rules, must_use, table, objective)
         except SimError as e:
             failed += 1
             result = {"line": number, "input": line, "error": str(e)}
@@ -179,6 +221,10 @@ def solve(
             typer.echo(json.dumps(result))
         elif "error" in result:
             typer.echo(f"line {number}: error: {result['error']}")
+        elif table is not None:
+            typer.echo(f"{result['rack']}: value {result['value']}, tiles {result['tiles']}, can play "
+                       f"{'yes' if result['can_play'] else 'no'}; played: {result['played'] or '-'}; table: "
+                       + "; ".join(result["melds"]))
         else:
             typer.echo(f"{result['rack']}: value {result['value']}, pairs {result['pairs']}, "
                        f"can open {'yes' if result['can_open'] else 'no'}; melds: "

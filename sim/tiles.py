@@ -221,7 +221,7 @@ def parse_meld(text: str) -> Meld:
 
     The meld's kind (run, set or pair) is taken from its tiles; tiles that make no meld of
     any kind raise :class:`~sim.errors.NotationError`. Validity under a given rule set
-    (joker limits, wrap-around runs) is checked by :func:`sim.solver.melds.check_meld`.
+    (joker limits, wrap-around runs) is checked by :func:`sim.melds.check_meld`.
     """
     tiles: list[int] = []
     jokers: list[bool] = []

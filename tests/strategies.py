@@ -23,3 +23,43 @@ def racks(draw, max_tiles: int = 10, max_jokers: int = 2, wrap: bool = False):
             counts[k] += 1
     counts[JOKER] = draw(st.integers(0, max_jokers))
     return counts
+
+
+@st.composite
+def table_positions(draw, max_melds: int = 4, max_rack: int = 6, wrap: bool = False):
+    """A Rummikub table (valid melds, some with jokers) and a rack around the same numbers,
+    two copies of a tile and two jokers at most across both: ``(melds, rack counts)``."""
+    from sim.tiles import Meld
+
+    low = draw(st.integers(1, NUMBERS - 5))
+    numbers = list(range(low, low + 6))
+    counts = [0] * COUNTS_LEN
+    melds = []
+    for _ in range(draw(st.integers(0, max_melds))):
+        if draw(st.booleans()):
+            c = draw(st.integers(0, 3))
+            length = draw(st.integers(3, 5))
+            first = draw(st.integers(1, NUMBERS)) if wrap else draw(st.integers(low, low + 6 - length))
+            kinds = [kind(c, (first - 1 + i) % NUMBERS + 1) for i in range(length)]
+            meld_kind = "run"
+        else:
+            n = draw(st.sampled_from(numbers))
+            colours = sorted(draw(st.lists(st.integers(0, 3), min_size=3, max_size=4, unique=True)))
+            kinds = [kind(c, n) for c in colours]
+            meld_kind = "set"
+        joker = draw(st.integers(-1, len(kinds) - 1))
+        jokers = tuple(i == joker for i in range(len(kinds)))
+        need = [JOKER if j else k for k, j in zip(kinds, jokers, strict=True)]
+        if all(counts[k] + need.count(k) <= 2 for k in set(need)):
+            for k in need:
+                counts[k] += 1
+            melds.append(Meld(meld_kind, tuple(kinds), jokers))
+    rack = [0] * COUNTS_LEN
+    for c, n in draw(st.lists(st.tuples(st.integers(0, 3), st.sampled_from(numbers)), min_size=1,
+                              max_size=max_rack)):
+        k = kind(c, n)
+        if counts[k] + rack[k] < 2:
+            rack[k] += 1
+    if counts[JOKER] < 2 and draw(st.integers(0, 3)) == 0:
+        rack[JOKER] = 1
+    return melds, rack

@@ -119,3 +119,37 @@ def test_console_script_runs():
     assert r.returncode == 2
     assert r.stderr.strip() == ("error: unknown tile 'Q2': a tile is a colour R, B, K or Y followed by "
                                 "a number 1-13 (e.g. R7), or J for a joker")
+
+
+def test_solve_table_play_text_json_and_lines():
+    """K-PLAY-1 from the command line: text, JSON, and one rack per stdin line."""
+    table = "R1 R2 R3; B5 B6 J(B7)"
+    r = run("solve", "--preset", "rummikub", "--table", table, "R4 B7 Y9")
+    assert r.exit_code == 0, r.output
+    assert "best play (value): 11 points, 2 tiles: R4 B7" in r.output
+    assert "  B5 B6 B7" in r.output and "left on the rack: Y9" in r.output
+    r = run("solve", "--preset", "rummikub", "--table", table, "--objective", "tiles", "--json", "R4 B7 Y9")
+    data = json.loads(r.output)
+    assert data["table"] == ["R1 R2 R3", "B5 B6 J(B7)"] and data["played"] == "R4 B7"
+    assert data["objective"] == "tiles" and data["can_play"] is True
+    r = run("solve", "--preset", "rummikub", "--table", "R1 R2 R3", "--json", "-", input="R4\nY9\nR4 R4 R4\n")
+    lines = [json.loads(x) for x in r.output.splitlines() if x.startswith("{")]
+    assert [x.get("value") for x in lines[:2]] == [4, 0]
+    assert "error" in lines[2] and r.exit_code == 1
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--table", "R1 R2 R3", "R4"], "table play is a Rummikub rule (K-PLAY-1)"),
+        (["--preset", "rummikub", "--table", "R1 R2", "R4"], "table meld 1 (R1 R2) is not valid"),
+        (["--preset", "rummikub", "--table", "R1 R2 R3", "--objective", "points", "R4"], "must be value or tiles"),
+        (["--preset", "rummikub", "--objective", "tiles", "R4"], "--objective needs --table"),
+        (["--preset", "rummikub", "--table", "R1 R2 R3", "--must-use", "R4", "R4"], "cannot go with --table"),
+    ],
+)
+def test_solve_table_play_bad_input_is_one_line(args, message):
+    r = run("solve", *args)
+    assert r.exit_code != 0
+    assert message in r.output
+    assert "Traceback" not in r.output

@@ -8,7 +8,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import sim
-from sim.reference.opening import NO_OPENING, best_value, check_meld, most_pairs
+from sim.melds import check_meld
+from sim.reference.opening import NO_OPENING, best_value, most_pairs
 from sim.tiles import JOKER, KINDS, Rack
 from tests.strategies import racks
 

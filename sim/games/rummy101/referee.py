@@ -14,7 +14,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from sim.errors import SimError
-from sim.reference.opening import check_meld
+from sim.melds import check_meld
 from sim.rules import Rules
 from sim.tiles import JOKER, NUMBERS, Meld, colour_of, number_of, parse_meld, parse_tile, tile_name
 
