@@ -41,6 +41,7 @@ OPTIONS = 512  # melds one tile can be in
 OUT_ROWS = 64  # melds the arrangement may hold (the whole table)
 MEMO_BITS = 18
 _EMPTY = -(1 << 62)
+_NO_TABLE = -(1 << 61)  # remembered: no arrangement of the tiles left, whatever the weight
 # The key of a position: the tiles left (a word per colour: 4 bits per number, table
 # copies and rack copies), the jokers left and the room for free jokers (word 4), and the
 # open runs (words 5 and 6: per colour, up to OPEN runs as end | start << 4, 8 bits each,
@@ -500,6 +501,10 @@ def solve(table, rack, objective, joker_value, g3max, cyclic, beat_nothing, spac
     best = np.int64(0) if beat_nothing else np.int64(-1)
     tiles = np.zeros(8, dtype=np.int64)
     here = np.zeros(KEY, dtype=np.int64)
+    cut = np.zeros(DEPTH, dtype=np.int64)  # a branch below was cut by the bound
+    found = np.zeros(DEPTH, dtype=np.int64)  # a table was found below
+    up_bound = 0
+    up_found = 0
     w = np.int64(0)
     depth = 0
     mode = 0  # 0: enter a position, 1: try its next option, 2: back up
@@ -507,6 +512,8 @@ def solve(table, rack, objective, joker_value, g3max, cyclic, beat_nothing, spac
     while True:
         if mode == 0:
             stats[2] += 1
+            up_bound = 1  # what the parent learns if this position stops here: cut by the bound
+            up_found = 0
             if w + rem <= best:
                 mode = 2
                 continue
@@ -519,7 +526,11 @@ def solve(table, rack, objective, joker_value, g3max, cyclic, beat_nothing, spac
                     break
             if x >= 0:
                 reach = _reachable(f, o, key, runs, reached, weights, beyond, stats[2], g3max, cyclic, low)
-                if reach < 0 or w + reach <= best:
+                if reach < 0:
+                    up_bound = 0  # no table at all from here
+                    mode = 2
+                    continue
+                if w + reach <= best:
                     mode = 2
                     continue
             if x < 0:
@@ -532,7 +543,9 @@ def solve(table, rack, objective, joker_value, g3max, cyclic, beat_nothing, spac
                         if runs[i]:
                             room += _slots(runs[i])
                 room = min(2, room)
+                up_bound = 0
                 if f[KINDS] <= room:
+                    up_found = 1
                     extra = min(o[KINDS], room - f[KINDS])
                     if w + extra * weights[KINDS] > best:
                         best = w + extra * weights[KINDS]
@@ -549,9 +562,13 @@ def solve(table, rack, objective, joker_value, g3max, cyclic, beat_nothing, spac
                 _close_runs(f, o, key, runs)
             slot = _memo_find(memo, key, memo_mask)
             if slot >= 0 and memo[slot * (KEY + 1) + KEY] + w <= best:
+                if memo[slot * (KEY + 1) + KEY] == _NO_TABLE:
+                    up_bound = 0
                 mode = 2
                 continue
             entry_w[depth] = w
+            cut[depth] = 0
+            found[depth] = 0
             for i in range(KEY):
                 keys[depth, i] = key[i]
             keys[depth, KEY] = low
@@ -567,6 +584,10 @@ def solve(table, rack, objective, joker_value, g3max, cyclic, beat_nothing, spac
                     here[i] = keys[depth, i]
                 slot = _memo_find(memo, here, memo_mask)
                 bound = best - entry_w[depth]
+                if not cut[depth] and not found[depth]:
+                    bound = _NO_TABLE  # searched through, nothing stands: whatever the weight
+                up_bound = cut[depth]
+                up_found = found[depth]
                 if slot >= 0:
                     if bound < memo[slot * (KEY + 1) + KEY]:
                         memo[slot * (KEY + 1) + KEY] = bound
@@ -629,6 +650,8 @@ def solve(table, rack, objective, joker_value, g3max, cyclic, beat_nothing, spac
             depth -= 1
             if depth < 0:
                 break
+            cut[depth] |= up_bound
+            found[depth] |= up_found
             opt = options[depth, next_opt[depth] - 1]
             low = keys[depth, KEY]
             if opt == 0:
