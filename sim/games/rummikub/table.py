@@ -14,8 +14,9 @@ a canonical form are searched (see :func:`_options`); every table has one, as go
 
 Why it is fast on real positions: it seeks only plays worth more than the best so far (at
 first, playing nothing: the table as it stands is valid) and drops a branch whose weight,
-plus every rack tile left that some meld could still hold, cannot beat it, or in which a
-table tile can no longer be in any meld. What is left after a prefix of tiles (the tiles
+plus every rack tile left, cannot beat it (rack tiles no meld of the tiles in play could
+hold are set aside first; checking that again at every step cost more than it saved).
+What is left after a prefix of tiles (the tiles
 left, the jokers, the open runs) is the same position whichever melds consumed the
 prefix, so an upper bound on each position's best completion is remembered in a hash
 table, and a position met again is dropped when that bound cannot beat the best.
@@ -184,51 +185,6 @@ def _close_runs(f, o, key, runs):
         if changed:
             _write_runs(key, c, runs)
     key[4] = (key[4] & ~np.int64(48)) | (room << 4)
-
-
-@kernel(I1, I1, I1, I1, I1, I1, I1, i64, i64, boolean, i64)
-def _reachable(f, o, key, runs, reached, weights, beyond, stamp, g3max, cyclic, low):
-    """The weight of the rack tiles left that some meld could still hold, -1 when a table
-    tile left can be in no meld: the bound of the search, and its quickest dead end.
-
-    Only tiles from position ``low`` on are left. Melds reach at most four numbers above
-    the tile that formed them, so tiles seven numbers above ``low`` have the neighbours
-    they had at the start: ``beyond[m]`` holds the weight of the rack tiles from number
-    ``m`` on that were placeable then (not used with wrap-around runs). A tile an open run
-    can reach (the tiles between present, or as many missing as jokers left) is placeable
-    too: ``reached[k] == stamp`` marks them (jit-compiled)."""
-    jokers = f[KINDS] + o[KINDS]
-    if not cyclic:
-        for c in range(COLOURS):
-            _read_runs(key, c, runs)
-            for i in range(OPEN):
-                if runs[i] == 0:
-                    continue
-                gaps = 0
-                for m in range((runs[i] & 15) + 1, NUMBERS + 1):
-                    k = c * NUMBERS + m - 1
-                    if f[k] + o[k] > 0:
-                        reached[k] = stamp
-                    else:
-                        gaps += 1
-                        if gaps > jokers:
-                            break
-    total = o[KINDS] * weights[KINDS]
-    end = KINDS
-    if not cyclic:
-        far = low // COLOURS + 1 + 7  # the first number whose neighbourhood is untouched
-        if far <= NUMBERS:
-            end = (far - 1) * COLOURS
-            total += beyond[far]
-    for pos in range(low, end):
-        k = (pos % COLOURS) * NUMBERS + pos // COLOURS
-        if f[k] + o[k] == 0:
-            continue
-        if reached[k] == stamp or _alive(f, o, k, jokers, g3max, cyclic):
-            total += o[k] * weights[k]
-        elif f[k] > 0:
-            return -1
-    return total
 
 
 @kernel(I1, I1, I1, i64, i64, i64, i64, boolean, I1, I1)
@@ -478,14 +434,8 @@ def solve(table, rack, objective, joker_value, g3max, cyclic, beat_nothing, spac
     for k in range(KINDS):
         if dead[k]:
             o[k] = 0  # a rack tile no meld can hold: set aside
-    beyond = np.zeros(NUMBERS + 2, dtype=np.int64)
-    for m in range(NUMBERS, 0, -1):
-        beyond[m] = beyond[m + 1]
-        for c in range(COLOURS):
-            beyond[m] += o[c * NUMBERS + m - 1] * weights[c * NUMBERS + m - 1]
     key = np.zeros(KEY, dtype=np.int64)
     runs = np.zeros(OPEN, dtype=np.int64)
-    reached = np.zeros(KINDS, dtype=np.int64)
     rem = o[KINDS] * weights[KINDS]
     for k in range(KINDS):
         key[k // NUMBERS] += (f[k] | (o[k] << 2)) << (4 * (k % NUMBERS))
@@ -524,15 +474,6 @@ def solve(table, rack, objective, joker_value, g3max, cyclic, beat_nothing, spac
                     x = k
                     low = pos
                     break
-            if x >= 0:
-                reach = _reachable(f, o, key, runs, reached, weights, beyond, stats[2], g3max, cyclic, low)
-                if reach < 0:
-                    up_bound = 0  # no table at all from here
-                    mode = 2
-                    continue
-                if w + reach <= best:
-                    mode = 2
-                    continue
             if x < 0:
                 # Every numbered tile placed; the jokers left join melds with room (a run
                 # shorter than 13, a group of three), the table's first.
