@@ -206,6 +206,9 @@ def _validate(r: Rules) -> None:
         # All racks and the first discard must fit in the 106 tiles.
         total = r.players * r.rack_size + r.starter_extra
         need(total < 104 + r.jokers, "rack_size", f"{r.players} racks of it do not fit in the set")
+    if r.family != "rummikub":
+        for name in ("wrap_runs", "locked_jokers", "easing_open", "last_call"):
+            need(not getattr(r, name), name, f"a Rummikub house rule (K-VAR), not one of {r.family}")
     if r.family != "rummy101":
         need(r.button_jokers == 0, "button_jokers", "the joker button is a Rummy 101 tiles rule")
         need(r.threshold_mode == "fixed", "threshold_mode", "increasing thresholds are a Rummy 101 rule")

@@ -84,3 +84,12 @@ def test_bad_json_is_rejected():
         Rules.from_json('{"players": 3}')
     partial = Rules.from_json('{"family": "rummikub", "name": "mine", "wrap_runs": true}')
     assert partial.wrap_runs and partial.open_points == 30
+
+
+@pytest.mark.parametrize("field", ["wrap_runs", "locked_jokers", "easing_open", "last_call"])
+@pytest.mark.parametrize("family_preset", ["rummy101", "rummy101-cards"])
+def test_k_var_house_rules_belong_to_rummikub(field, family_preset):
+    """A Rummikub house rule (K-VAR) on another family is refused, naming the field."""
+    with pytest.raises(sim.RulesError, match=f"{field}: a Rummikub house rule"):
+        sim.preset(family_preset).replace(**{field: True})
+    assert getattr(sim.preset("rummikub").replace(**{field: True}), field) is True

@@ -1,10 +1,13 @@
 """The Rummikub table solver (K-PLAY-1, K-JOKER-1/2, K-MELD-1/2, K-VAR) agrees with the
 brute-force reference (sim.reference.table) on thousands of small positions — jokers on
 the table and in the rack, wrap-around runs, locked jokers, a 25-point joker, both
-objectives — and every arrangement it returns is valid and holds every tile."""
+objectives — and every arrangement it returns is valid and holds every tile; the
+referee's turn checks (sim.games.rummikub.referee) pass every play the solver returns
+and name each fault of a broken one."""
 
 import json
 import re
+from collections import Counter
 
 import numpy as np
 import pytest
@@ -13,6 +16,7 @@ from hypothesis import strategies as st
 
 import sim
 from sim.errors import NotationError, RulesError
+from sim.games.rummikub.referee import check_opening, check_table_play
 from sim.melds import check_meld
 from sim.reference.table import best_play, meld_counts
 from sim.tiles import JOKER, Rack, parse_meld
@@ -151,3 +155,56 @@ def test_to_dict_is_json():
     data = json.loads(json.dumps(play.to_dict()))
     assert data == {"value": 4, "tiles": 1, "played": "R4", "melds": ["R1 R2 R3 R4"], "can_play": True,
                     "objective": "value"}
+
+
+# --- the referee's turn checks (sim.games.rummikub.referee) ---------------------------------
+
+
+def _rack_counter(rack):
+    return Counter(str(Rack(tuple(rack))).split())
+
+
+@pytest.mark.parametrize("name", ["standard", "locked_jokers", "wrap_runs"])
+@settings(max_examples=150)
+@given(position=table_positions())
+def test_k_play_1_every_solver_play_passes_the_referee(name, position):
+    melds, rack = position
+    rules = VARIANTS[name]
+    play = sim.table_play(Rack(tuple(rack)), melds, rules)
+    found = check_table_play(melds, _rack_counter(rack), list(play.melds), rules)
+    if play.can_play:
+        assert found == [], found
+    else:
+        assert found == ["no rack tile was placed (K-PLAY-1: draw, or pass with the pool empty)"]
+
+
+def test_k_play_1_referee_names_each_fault():
+    before = [parse_meld("R1 R2 R3"), parse_meld("B5 B6 J(B7)")]
+    rack = Counter(["R4", "B7", "Y9"])
+
+    def faults(after, rules=RUMMIKUB):
+        return check_table_play(before, rack, [parse_meld(m) for m in after], rules)
+
+    assert faults(["R1 R2 R3 R4 J(R5)", "B5 B6 B7"]) == []
+    assert faults(["R1 R2 R3 R4", "B5 B6 J(B8)"]) == [
+        "table meld B5 B6 J(B8) is not valid: 6 is not followed by 8 in a run (T-MELD-1) (K-MELD-1/2)"]
+    assert any("tiles left the table: J" in f for f in faults(["R1 R2 R3 R4", "B5 B6 B7"]))
+    assert any("does not hold: K7 K8 K9" in f for f in faults(["R1 R2 R3 R4", "B5 B6 J(B7)", "K7 K8 K9"]))
+    assert any("no rack tile" in f for f in faults(["R1 R2 R3", "B5 B6 J(B7)"]))
+    locked = RUMMIKUB.replace(locked_jokers=True)
+    # B7 frees the locked joker by the exact tile (K-JOKER-1), and it goes into another meld
+    assert faults(["R1 R2 R3 R4 J(R5)", "B5 B6 B7"], locked) == []
+    assert any("tiles left the table: J" in f for f in faults(["R1 R2 R3 R4", "B5 B6 B7"], locked))
+    # moving the joker inside its locked meld is a change to that meld
+    assert faults(["R1 R2 R3", "J(B4) B5 B6 B7"]) == []
+    assert any("locked meld B5 B6 J(B7) was changed" in f for f in faults(["R1 R2 R3", "J(B4) B5 B6 B7"], locked))
+
+
+def test_k_open_1_referee_checks_the_bar_and_the_rack():
+    rack = Counter(["R10", "R11", "R12", "B3", "K3", "Y3", "J"])
+    rules = RUMMIKUB
+    assert check_opening(rack, [parse_meld("R10 R11 R12")], 30, rules) == []
+    assert any("below the bar of 50" in f for f in check_opening(rack, [parse_meld("R10 R11 R12")], 50, rules))
+    # K-OPEN-2: the joker counts as the tile it stands for
+    assert check_opening(rack, [parse_meld("R10 R11 R12 J(R13)")], 46, rules) == []
+    assert any("does not hold: B4" in f for f in check_opening(rack, [parse_meld("B3 B4 B5")], 0, rules))
