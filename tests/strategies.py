@@ -63,3 +63,39 @@ def table_positions(draw, max_melds: int = 4, max_rack: int = 6, wrap: bool = Fa
     if counts[JOKER] < 2 and draw(st.integers(0, 3)) == 0:
         rack[JOKER] = 1
     return melds, rack
+
+
+@st.composite
+def big_table_positions(draw, max_tiles: int = 70):
+    """A Rummikub table of random valid melds over the whole set (up to ``max_tiles``
+    tiles, jokers among them) and a rack of up to 20 tiles from what is left."""
+    from sim.tiles import Meld
+
+    pool = [2] * 52 + [2]
+    melds, size = [], 0
+    target = draw(st.integers(10, max_tiles))
+    for _ in range(60):
+        if size >= target:
+            break
+        if draw(st.booleans()):
+            c, length = draw(st.integers(0, 3)), draw(st.integers(3, 6))
+            first = draw(st.integers(1, NUMBERS - length + 1))
+            kinds, meld_kind = [kind(c, first + i) for i in range(length)], "run"
+        else:
+            n = draw(st.integers(1, NUMBERS))
+            colours = sorted(draw(st.lists(st.integers(0, 3), min_size=3, max_size=4, unique=True)))
+            kinds, meld_kind = [kind(c, n) for c in colours], "set"
+        joker = draw(st.integers(-1, 3 * len(kinds)))  # now and then one joker
+        jokers = tuple(i == joker for i in range(len(kinds)))
+        need = [JOKER if j else k for k, j in zip(kinds, jokers, strict=True)]
+        if all(pool[k] >= need.count(k) for k in set(need)):
+            for k in need:
+                pool[k] -= 1
+            melds.append(Meld(meld_kind, tuple(kinds), jokers))
+            size += len(kinds)
+    left = [k for k in range(COUNTS_LEN) for _ in range(pool[k])]
+    picks = draw(st.lists(st.integers(0, len(left) - 1), min_size=1, max_size=20, unique=True))
+    rack = [0] * COUNTS_LEN
+    for i in picks:
+        rack[left[i]] += 1
+    return melds, rack

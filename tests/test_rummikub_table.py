@@ -20,7 +20,7 @@ from sim.games.rummikub.referee import check_opening, check_table_play
 from sim.melds import check_meld
 from sim.reference.table import best_play, meld_counts
 from sim.tiles import JOKER, Rack, parse_meld
-from tests.strategies import table_positions
+from tests.strategies import big_table_positions, table_positions
 
 RUMMIKUB = sim.preset("rummikub")
 VARIANTS = {
@@ -148,6 +148,23 @@ def test_solver_finds_a_table_that_was_scattered():
     after = np.array(meld_counts(list(play.melds)))
     assert (after == np.array(meld_counts(melds)) + np.array(play.played.counts)).all()
     assert all(check_meld(m, RUMMIKUB) is None for m in play.melds)
+
+
+@settings(max_examples=60)
+@given(position=big_table_positions())
+def test_k_play_1_large_tables_hold_and_beat_new_melds_alone(position):
+    """Tables of 10 to 70 tiles, beyond the reference: the arrangement is valid, holds every
+    tile, passes the referee, and places at least the best new melds the rack alone could
+    lay beside the table as it stands (a play that is always legal after opening)."""
+    melds, rack = position
+    play = sim.table_play(Rack(tuple(rack)), melds)
+    after = np.array(meld_counts(list(play.melds)))
+    assert (after == np.array(meld_counts(melds)) + np.array(play.played.counts)).all()
+    assert all(check_meld(m, RUMMIKUB) is None for m in play.melds)
+    alone = sim.best_opening(Rack(tuple(rack)), RUMMIKUB)
+    assert play.value >= alone.value
+    if play.can_play:
+        assert check_table_play(melds, _rack_counter(rack), list(play.melds), RUMMIKUB) == []
 
 
 def test_to_dict_is_json():
