@@ -29,7 +29,6 @@ from pathlib import Path
 import numpy as np
 
 import sim
-from sim.games.rummikub import table as kernel
 from sim.games.rummikub.tableplay import Solver, read_table, table_counts
 from sim.tiles import COUNTS_LEN, Rack, parse_rack
 
@@ -99,8 +98,7 @@ def time_kernel(positions: list[dict], objective: int, repeats: int) -> tuple[li
         best = float("inf")
         for _ in range(repeats):
             t0 = time.perf_counter()
-            kernel.solve(t, r, objective, RULES.joker_penalty, RULES.group_of_three_max_jokers, RULES.wrap_runs,
-                         True, solver.space, solver.out, solver.placed)
+            solver.run(t, r, RULES, objective)
             best = min(best, time.perf_counter() - t0)
         times.append(best * 1e6)
         tiles.append(int(solver.placed.sum()))
@@ -145,7 +143,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--rounds", type=int, default=40)
     ap.add_argument("--seed", type=int, default=2026)
-    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--reference", type=int, default=0, metavar="N",
                     help="also solve the first N positions with rummikub-solver")
     args = ap.parse_args()

@@ -225,3 +225,17 @@ def test_k_open_1_referee_checks_the_bar_and_the_rack():
     # K-OPEN-2: the joker counts as the tile it stands for
     assert check_opening(rack, [parse_meld("R10 R11 R12 J(R13)")], 46, rules) == []
     assert any("does not hold: B4" in f for f in check_opening(rack, [parse_meld("B3 B4 B5")], 0, rules))
+
+
+def test_solver_grows_its_memory_for_a_large_position():
+    """A solver remembering few positions grows and finds the same play (no lost answer,
+    no exponential search when a position needs more memory)."""
+    from sim.games.rummikub.tableplay import Solver, read_table, table_counts
+
+    table = ("R1 R2 R3 R4; B1 K1 Y1; R5 B5 K5 Y5; B2 B3 B4; K2 K3 K4 J(K5); Y2 Y3 Y4; "
+             "R6 R7 R8; B6 B7 B8; K6 K7 K8; Y6 Y7 J(Y8); R9 B9 K9 Y9; R10 R11 R12 R13")
+    counts = table_counts(read_table(table, RUMMIKUB))
+    rack = np.array(sim.parse_rack("Y5 K9 Y10 B13 R1 B6").counts, dtype=np.int64)
+    small, default = Solver(memo_bits=4), Solver()
+    assert small.run(counts, rack, RUMMIKUB, 0) == default.run(counts, rack, RUMMIKUB, 0)
+    assert small.memo_bits > 4

@@ -40,7 +40,8 @@ MAX_RUN = 5  # runs formed whole (wrap-around runs): longer ones are two
 DEPTH = 128  # melds and set-aside tiles on one path: at most the 106 tiles
 OPTIONS = 512  # melds one tile can be in
 OUT_ROWS = 64  # melds the arrangement may hold (the whole table)
-MEMO_BITS = 18
+MEMO_BITS = 16  # the remembered positions to start with (2**16 slots, 4 MB)
+MAX_MEMO_BITS = 22  # grown by 4 each time a position needs more (up to 256 MB)
 _EMPTY = -(1 << 62)
 _NO_TABLE = -(1 << 61)  # remembered: no arrangement of the tiles left, whatever the weight
 # The key of a position: the tiles left (a word per colour: 4 bits per number, table
@@ -55,10 +56,11 @@ OPEN = 4
 SPACE = tuple_of(I1, I1, I1, I2, I1, I1, I1, I1, I2, I1, I1, I1, I1)
 
 
-@kernel(entry=True)
-def new_space():
-    """Scratch for :func:`solve` (jit-compiled)."""
-    memo = 1 << MEMO_BITS
+@kernel(i64, entry=True)
+def new_space(memo_bits):
+    """Scratch for :func:`solve`, remembering up to 3/4 of ``2**memo_bits`` positions
+    (jit-compiled)."""
+    memo = 1 << memo_bits
     return (
         np.zeros(KINDS + 1, dtype=np.int64),  # forced (table) tiles left, jokers at KINDS
         np.zeros(KINDS + 1, dtype=np.int64),  # optional (rack) tiles left
@@ -408,7 +410,8 @@ def solve(table, rack, objective, joker_value, g3max, cyclic, beat_nothing, spac
     the table afterwards is in ``out[:rows]`` as meld rows and the rack tiles placed in
     ``placed_out``. ``beat_nothing``: the table as it stands is valid, so only plays worth
     more than nothing are sought, and ``rows`` is -1 when there is none. Weight -1: the
-    tiles cannot form a table (jit-compiled)."""
+    tiles cannot form a table; -2: ``space`` remembers too few positions for this one,
+    make a bigger one and solve again (jit-compiled)."""
     f, o, placed, options, n_opts, next_opt, took, entry_w, keys, memo, memo_used, best_path, stats = space
     weights = np.zeros(KINDS + 1, dtype=np.int64)
     for k in range(KINDS):
@@ -532,7 +535,10 @@ def solve(table, rack, objective, joker_value, g3max, cyclic, beat_nothing, spac
                 if slot >= 0:
                     if bound < memo[slot * (KEY + 1) + KEY]:
                         memo[slot * (KEY + 1) + KEY] = bound
-                elif stats[0] < (memo_mask + 1) * 3 // 4:
+                elif stats[0] >= (memo_mask + 1) * 3 // 4:
+                    if memo_mask + 1 < (1 << MAX_MEMO_BITS):
+                        return -2, 0  # a position bigger than the memory: the caller grows it
+                else:
                     s = -1 - slot
                     for i in range(KEY):
                         memo[s * (KEY + 1) + i] = keys[depth, i]

@@ -81,28 +81,40 @@ def table_counts(melds: Sequence[Meld]) -> np.ndarray:
 
 
 class Solver:
-    """The search's scratch, kept between solves (one per thread of work)."""
+    """The search's scratch, kept between solves (one per thread of work). It starts by
+    remembering 2**16 positions and grows when a position needs more."""
 
-    def __init__(self):
+    def __init__(self, memo_bits: int | None = None):
         from sim.games.rummikub import table
 
-        self.space = table.new_space()
+        self.memo_bits = memo_bits or table.MEMO_BITS
+        self.space = table.new_space(self.memo_bits)
         self.out = np.zeros((table.OUT_ROWS, MELD_FIELDS), dtype=np.int64)
         self.placed = np.zeros(COUNTS_LEN, dtype=np.int64)
+
+    def run(self, table_counts: np.ndarray, rack: np.ndarray, rules: Rules, objective: int,
+            table_stands: bool = True) -> tuple[int, int]:
+        """The kernel's ``(weight, rows)`` (see :func:`sim.games.rummikub.table.solve`)."""
+        from sim.games.rummikub import table
+
+        while True:
+            weight, rows = table.solve(table_counts, rack, objective, rules.joker_penalty,
+                                       rules.group_of_three_max_jokers, rules.wrap_runs, table_stands,
+                                       self.space, self.out, self.placed)
+            if weight != -2:
+                return int(weight), int(rows)
+            self.memo_bits = min(table.MAX_MEMO_BITS, self.memo_bits + 4)
+            self.space = table.new_space(self.memo_bits)
 
     def solve(self, table_counts: np.ndarray, rack: np.ndarray, rules: Rules, objective: int,
               table_stands: bool = True):
         """``(weight, melds)`` of the best play, melds None when the table is best left as it
         stands (``table_stands``: it is a valid arrangement); weight -1 when the tiles cannot
         form a table."""
-        from sim.games.rummikub import table
-
-        weight, rows = table.solve(table_counts, rack, objective, rules.joker_penalty,
-                                   rules.group_of_three_max_jokers, rules.wrap_runs, table_stands,
-                                   self.space, self.out, self.placed)
+        weight, rows = self.run(table_counts, rack, rules, objective, table_stands)
         if rows < 0:
-            return int(weight), None
-        return int(weight), [to_meld(r) for r in self.out[:rows]]
+            return weight, None
+        return weight, [to_meld(r) for r in self.out[:rows]]
 
 
 _SOLVER: list[Solver] = []
