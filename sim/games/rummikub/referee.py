@@ -32,11 +32,6 @@ def _bad_melds(melds: Sequence[Meld], rules: Rules, where: str) -> list[str]:
     return out
 
 
-def _value(meld: Meld) -> int:
-    # K-OPEN-2: a joker in an opening meld counts as the tile it stands for
-    return meld.value
-
-
 def check_opening(rack: Counter, melds: Sequence[Meld], bar: int, rules: Rules) -> list[str]:
     """An opening: new melds from the rack only, worth ``bar`` points at least (K-OPEN-1,
     the bar in force; K-OPEN-2, a joker counting as the tile it stands for)."""
@@ -46,7 +41,7 @@ def check_opening(rack: Counter, melds: Sequence[Meld], bar: int, rules: Rules) 
     if missing:
         out.append(f"the opening lays tiles the rack does not hold: {' '.join(sorted(missing.elements()))} "
                    "(K-OPEN-1: from the rack only)")
-    total = sum(_value(m) for m in melds)
+    total = sum(m.value for m in melds)  # K-OPEN-2: a joker counts as the tile it stands for
     if total < bar:
         out.append(f"the opening is worth {total} points, below the bar of {bar} (K-OPEN-1)")
     return out
