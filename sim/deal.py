@@ -135,3 +135,19 @@ def deal_racks(seed: int, start: int, count: int, size: int, jokers: int = 2,
     out = np.zeros((count, COUNTS_LEN), dtype=np.int8)
     _deal_racks(seed, stream, start, count, size, jokers, out)
     return out
+
+
+@kernel(i64, i64, I1, U1)
+def shuffle_round(seed, round_id, deck, bits):
+    """Fill ``deck`` with the shuffled tiles of round ``round_id`` (a round of any tile
+    family): the same for every variant and player count (common random numbers)."""
+    fill_deck(deck, deck.shape[0] - 2 * KINDS)
+    shuffle_into(seed, STREAM_ROUNDS, round_id, deck, deck.shape[0] - 1, bits)
+
+
+@kernel(i64, i64, i64, entry=True)
+def round_deck(seed, round_id, set_jokers):
+    """The shuffled tiles of round ``round_id`` as a new array (for traces)."""
+    deck = full_deck(set_jokers)
+    shuffle_round(seed, round_id, deck, np.zeros(4, dtype=np.uint64))
+    return deck

@@ -18,6 +18,7 @@ from sim.rules import Rules
 # family name (Rules.family) -> the package holding its FAMILY object
 _PACKAGES = {
     "rummy101": "sim.games.rummy101",
+    "rummikub": "sim.games.rummikub",
 }
 
 

@@ -25,6 +25,82 @@ if TYPE_CHECKING:
     from sim.rules import Rules
 
 
+def policy_codes(policies: list[str] | tuple[str, ...], players: int, known: tuple[str, ...]) -> np.ndarray:
+    """Policy names per seat as their indices in ``known`` (a family's bots); one name is
+    used for every seat."""
+    import numpy as np
+
+    from sim.errors import RulesError
+
+    names = list(policies)
+    if len(names) == 1:
+        names = names * players
+    if len(names) != players:
+        raise RulesError(f"policies: {players} seats need {players} policies, got {len(names)}")
+    for n in names:
+        if n not in known:
+            raise RulesError(f"unknown policy {n!r}; policies: {', '.join(known)}")
+    return np.array([known.index(n) for n in names], dtype=np.int64)
+
+
+def per_variant(tables: dict[str, pl.DataFrame], keys: list[str], summarise_one) -> dict:
+    """A run's summary: ``summarise_one(combo, rounds, players)`` for every variant of a
+    sweep (``keys``: the swept fields, columns of both tables) or once for a run; the
+    players table gains the round's ``winner_seat``."""
+    import polars as pl
+
+    rounds, players = tables["rounds"], tables["players"]
+    players = players.join(rounds.select("round_id", *keys, "winner_seat"), on=["round_id", *keys], how="left")
+    combos = rounds.select(keys).unique().sort(keys).rows(named=True) if keys else [{}]
+    variants = []
+    for combo in combos:
+        match = [pl.col(k) == v for k, v in combo.items()]
+        r = rounds.filter(*match) if match else rounds
+        p = players.filter(*match) if match else players
+        variants.append(summarise_one(combo, r, p))
+    return {"rounds": rounds.height, "variants": variants}
+
+
+def variant_name(variant: dict) -> str:
+    """A variant as people read it: ``players=4, wrap_runs=true``."""
+    return ", ".join(f"{k}={str(v).lower() if isinstance(v, bool) else v}" for k, v in variant.items()) or "all rounds"
+
+
+def variant_key(combo: dict) -> dict:
+    return {k: (v if isinstance(v, str | bool) else int(v)) for k, v in combo.items()}
+
+
+def common_stats(target: Target, tables: dict[str, pl.DataFrame]) -> np.ndarray | None:
+    """Sufficient statistics of one chunk for the targets every family with ``rounds`` and
+    ``players`` tables shares (opening by turn, wins by seat, scores, turns): (successes,
+    trials, 0) for a share, (count, sum, sum of squares) for a mean; None for the others."""
+    import numpy as np
+    import polars as pl
+
+    rounds, players = tables["rounds"], tables["players"]
+    m = target.metric
+    seated = players if target.seat is None else players.filter(pl.col("seat") == target.seat)
+    if m.startswith("p_open_by_turn"):
+        k = int((seated["open_turn"] <= target.turn).fill_null(False).sum())
+        return np.array([k, seated.height, 0], dtype=float)
+    if m.startswith("win_seat"):
+        return np.array([int((rounds["winner_seat"] == target.seat).fill_null(False).sum()), rounds.height, 0], float)
+    if m == "mean_turns":
+        values = rounds["turns"].cast(pl.Float64).to_numpy()
+    elif m.startswith("mean_score"):
+        values = seated["score"].cast(pl.Float64).to_numpy()
+    else:
+        return None
+    return mean_stats(values)
+
+
+def mean_stats(values: np.ndarray) -> np.ndarray:
+    """(count, sum, sum of squares) of ``values``."""
+    import numpy as np
+
+    return np.array([values.size, values.sum(), (values * values).sum()], dtype=float)
+
+
 class Family:
     """What a rule family supplies to the shared layers (override every method)."""
 

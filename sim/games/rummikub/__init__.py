@@ -1,9 +1,25 @@
-"""Rummikub (RULES.md section K). So far the table solver: :mod:`.table` (numba) finds the
-best play of a rack onto a table rebuilt as a whole, :mod:`.tableplay` is its Python face
-(:func:`sim.table_play`, ``sim solve --table``). Whole rounds are to come."""
+"""Rummikub (RULES.md section K): the exact table solver and whole rounds played by bots.
+
+The modules, from the rules to the data:
+
+- :mod:`.table`: the table solver (numba): the best play of a rack onto a table that may
+  be rebuilt as a whole; :mod:`.tableplay` is its Python face (:func:`sim.table_play`,
+  ``sim solve --table``);
+- :mod:`.engine`: the round engine and its two bots (numba); :mod:`.play` its Python face
+  (rules and policies as arrays, chunks, traced rounds);
+- :mod:`.tables`: chunks of rounds as the ``rounds`` and ``players`` tables;
+- :mod:`.summary`: a run's summary and its ``--until-ci`` metrics;
+- :mod:`.trace`: a traced round for people and as JSON for machines;
+- :mod:`.referee`: the rules referee, in plain Python, replaying JSON traces.
+"""
 
 from __future__ import annotations
 
+from sim.games.family import Family
+from sim.precision import Metric
+
+POLICIES = ("greedy", "careful")  # engine.POLICY_GREEDY, POLICY_CAREFUL
+FINISHES = ("out", "blocked", "last_call")  # engine.FINISH_*
 TABLE_MODULES = ("sim.games.rummikub.table",)
 
 
@@ -17,3 +33,65 @@ def __getattr__(name: str):
     if name == "TABLE_SOLVER_WORKLOAD":  # built on first use: sim.jit brings numba with it
         return _workload("the Rummikub table solver", TABLE_MODULES)
     raise AttributeError(name)
+
+
+class Rummikub(Family):
+    name = "rummikub"
+    title = "Rummikub"
+    policies = POLICIES
+    kernel_modules = ("sim.deal", "sim.solver.runs", "sim.solver.kernel", "sim.solver.layout",
+                      "sim.games.rummikub.table", "sim.games.rummikub.engine")
+    metrics = (
+        Metric("p_open_by_turn_T", r"p_open_by_turn_(?P<turn>\d+)",
+               "share of players opened by their own T-th turn (all seats)", True),
+        Metric("p_open_by_turn_T_seat_S", r"p_open_by_turn_(?P<turn>\d+)_seat_(?P<seat>\d+)",
+               "the same for seat S", True),
+        Metric("win_seat_S", r"win_seat_(?P<seat>\d+)", "share of rounds won by seat S alone", True),
+        Metric("blocked", "blocked", "share of rounds ending with the pool empty and every player passing", True),
+        Metric("mean_score", "mean_score", "mean score of all players", False),
+        Metric("mean_score_seat_S", r"mean_score_seat_(?P<seat>\d+)", "mean score of seat S", False),
+        Metric("mean_rack_value", "mean_rack_value", "mean value left on the racks of the players who did not win",
+               False),
+        Metric("mean_turns", "mean_turns", "mean turns per round", False),
+    )
+
+    def prepare(self, progress=True):
+        """Compile the engine if needed, and build or load the opening solver's run table:
+        both once, here, before worker processes start."""
+        super().prepare(progress)
+        from sim.solver.runs import run_table
+
+        run_table()
+
+    def chunk_tables(self, rules, seed, start, count, policies, drop=()):
+        from sim.games.rummikub.tables import chunk_tables
+
+        return chunk_tables(rules, seed, start, count, policies, drop)
+
+    def summarise(self, tables, keys):
+        from sim.games.rummikub.summary import summarise
+
+        return summarise(tables, keys)
+
+    def format_summary(self, summary):
+        from sim.games.rummikub.summary import format_summary
+
+        return format_summary(summary)
+
+    def chunk_stats(self, target, tables):
+        from sim.games.rummikub.summary import chunk_stats
+
+        return chunk_stats(target, tables)
+
+    def trace_text(self, rules, seed, unit_id, policies):
+        from sim.games.rummikub.trace import trace_text
+
+        return trace_text(rules, seed, unit_id, policies)
+
+    def trace_json(self, rules, seed, unit_id, policies):
+        from sim.games.rummikub.trace import trace_json
+
+        return trace_json(rules, seed, unit_id, policies)
+
+
+FAMILY = Rummikub()

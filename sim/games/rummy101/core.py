@@ -17,8 +17,9 @@ recovered and discarded, when the round ends and what everyone scores.
 from __future__ import annotations
 
 from sim.games.rummy101 import FINISHES
-from sim.jit import I1, I2, boolean, i64, kernel, tuple_of
-from sim.solver.kernel import SOLVER, SPACE, best_score, search, tiles_of, value_of
+from sim.jit import I1, I2, boolean, i64, kernel
+from sim.solver.arrays import SOLVER_ARRAYS, SOLVER_SPACE  # noqa: F401 (the engine's argument types)
+from sim.solver.kernel import best_score, search, tiles_of, value_of
 from sim.solver.layout import (
     F_COLOURS,
     F_FIRST,
@@ -32,13 +33,7 @@ from sim.solver.layout import (
     SET,
     lay_out,
 )
-from sim.solver.runs import MOVES, RUN_SPACE
 from sim.tiles import COUNTS_LEN, JOKER, KINDS, MAX_JOKERS, NUMBERS
-
-# Argument types of the engine's kernels (sim.jit): the solver's arrays as one tuple (see
-# sim.games.rummy101.play.solver_arrays), and the scratch the solver works in.
-SOLVER_ARRAYS = tuple_of(*SOLVER, *MOVES, I1, I2, I2)
-SOLVER_SPACE = tuple_of(SPACE, RUN_SPACE, I1)
 
 # --- rules parameters ----------------------------------------------------------------------
 (RP_PLAYERS, RP_RACK, RP_STARTER_EXTRA, RP_SET_JOKERS, RP_OPEN_POINTS, RP_OPEN_PAIRS,

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from sim.deal import STREAM_ROUNDS, fill_deck, full_deck, shuffle_into
+from sim.deal import full_deck, shuffle_round
 from sim.games.rummy101.bots import (
     USE_ADD,
     USE_MELDS,
@@ -360,22 +360,6 @@ def new_round_space(n_states, players, set_jokers):
         full_deck(set_jokers),  # the round's tiles
         np.zeros(4, dtype=np.uint64),  # random words for the shuffle
     )
-
-
-@kernel(i64, i64, I1, U1)
-def shuffle_round(seed, round_id, deck, bits):
-    """Fill ``deck`` with the shuffled tiles of round ``round_id``: the same for every
-    variant and player count (common random numbers)."""
-    fill_deck(deck, deck.shape[0] - 2 * KINDS)
-    shuffle_into(seed, STREAM_ROUNDS, round_id, deck, deck.shape[0] - 1, bits)
-
-
-@kernel(i64, i64, i64, entry=True)
-def round_deck(seed, round_id, set_jokers):
-    """The shuffled tiles of round ``round_id`` as a new array (for traces)."""
-    deck = full_deck(set_jokers)
-    shuffle_round(seed, round_id, deck, np.zeros(4, dtype=np.uint64))
-    return deck
 
 
 @kernel(inline=True)

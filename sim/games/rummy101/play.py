@@ -3,18 +3,18 @@ chunks of rounds as arrays, and single traced rounds."""
 
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass
 
 import numpy as np
 
+from sim.deal import round_deck
 from sim.errors import RulesError
+from sim.games.family import policy_codes as seat_codes
 from sim.games.rummy101 import FAMILY, POLICIES, core
 from sim.games.rummy101 import engine as rnd
 from sim.jit import prepare
 from sim.rules import Rules
-from sim.solver import runs, sets
-from sim.solver.api import DIRECT_JOKERS
+from sim.solver.arrays import solver_arrays
 
 
 def rules_params(rules: Rules) -> np.ndarray:
@@ -43,24 +43,7 @@ def rules_params(rules: Rules) -> np.ndarray:
 
 def policy_codes(policies: list[str] | tuple[str, ...], players: int) -> np.ndarray:
     """Policy names per seat as codes; one name is used for every seat."""
-    names = list(policies)
-    if len(names) == 1:
-        names = names * players
-    if len(names) != players:
-        raise RulesError(f"policies: {players} seats need {players} policies, got {len(names)}")
-    for n in names:
-        if n not in POLICIES:
-            raise RulesError(f"unknown policy {n!r}; policies: {', '.join(POLICIES)}")
-    return np.array([POLICIES.index(n) for n in names], dtype=np.int64)
-
-
-@functools.cache
-def solver_arrays(g3max: int) -> tuple:
-    """The solver's arrays in the order the engine's ``S`` tuple takes them."""
-    g = sets.set_options(g3max)
-    a = runs.automaton(DIRECT_JOKERS)
-    return (g.ptr, g.use, g.jokers, g.tiles, g.from_number, g.min_jokers, runs.run_table(),
-            *a.arrays(), *a.moves(), g.nsets, g.set_colours, g.set_jokers)
+    return seat_codes(policies, players, POLICIES)
 
 
 @dataclass(frozen=True)
@@ -108,7 +91,7 @@ def trace_round(rules: Rules, seed: int, round_id: int, policies: np.ndarray,
     rp = rules_params(rules)
     S = solver_arrays(rules.group_of_three_max_jokers)
     if deck is None:
-        deck = rnd.round_deck(seed, round_id, rules.jokers)
+        deck = round_deck(seed, round_id, rules.jokers)
     deck = np.ascontiguousarray(deck, dtype=np.int64)
     rs = rnd.new_round_space(S[7].shape[0], rules.players, rules.jokers)
     events = np.zeros((core.MAX_EVENTS, core.EV_FIELDS), dtype=np.int64)

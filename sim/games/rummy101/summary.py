@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 
+from sim.games.family import common_stats, mean_stats, per_variant, variant_key, variant_name
 from sim.precision import Target
 from sim.stats import mean_interval, share
 
@@ -14,17 +15,7 @@ OPENED_BY = (1, 3, 5)  # own turns at which the summary tells the share opened
 
 def summarise(tables: dict[str, pl.DataFrame], keys: list[str]) -> dict:
     """Win share and opening share by seat, mean penalty, finish kinds, per variant."""
-    rounds, players = tables["rounds"], tables["players"]
-    # The variants of a sweep differ in their partition columns, present in both tables.
-    players = players.join(rounds.select("round_id", *keys, "winner_seat"), on=["round_id", *keys], how="left")
-    combos = rounds.select(keys).unique().sort(keys).rows(named=True) if keys else [{}]
-    variants = []
-    for combo in combos:
-        match = [pl.col(k) == v for k, v in combo.items()]
-        r = rounds.filter(*match) if match else rounds
-        p = players.filter(*match) if match else players
-        variants.append(_variant_summary(combo, r, p))
-    return {"rounds": rounds.height, "variants": variants}
+    return per_variant(tables, keys, _variant_summary)
 
 
 def _variant_summary(combo: dict, rounds: pl.DataFrame, players: pl.DataFrame) -> dict:
@@ -44,7 +35,7 @@ def _variant_summary(combo: dict, rounds: pl.DataFrame, players: pl.DataFrame) -
             "mean_penalty": float(losses.mean()) if losses.len() else 0.0,
         })
     return {
-        "variant": {k: (v if isinstance(v, str | bool) else int(v)) for k, v in combo.items()},
+        "variant": variant_key(combo),
         "rounds": n,
         "finish": {row["finish"]: row["count"] / n for row in finishes.iter_rows(named=True)},
         "mean_turns": float(rounds["turns"].mean()),
@@ -55,8 +46,7 @@ def _variant_summary(combo: dict, rounds: pl.DataFrame, players: pl.DataFrame) -
 def format_summary(summary: dict) -> list[str]:
     lines = []
     for v in summary["variants"]:
-        name = ", ".join(f"{k}={str(val).lower() if isinstance(val, bool) else val}"
-                         for k, val in v["variant"].items()) or "all rounds"
+        name = variant_name(v["variant"])
         lines.append("")
         lines.append(f"{name}: {v['rounds']:,} rounds, {v['mean_turns']:.1f} turns on average")
         lines.append("  finish: " + "  ".join(f"{k} {x:.1%}" for k, x in v["finish"].items()))
@@ -74,23 +64,13 @@ def format_summary(summary: dict) -> list[str]:
 def chunk_stats(target: Target, tables: dict[str, pl.DataFrame]) -> np.ndarray:
     """Sufficient statistics of one chunk of rounds for ``target``: (successes, trials, 0)
     for a share, (count, sum, sum of squares) for a mean."""
+    common = common_stats(target, tables)
+    if common is not None:
+        return common
     rounds, players = tables["rounds"], tables["players"]
-    m = target.metric
-    if m.startswith("p_open_by_turn"):
-        p = players if target.seat is None else players.filter(pl.col("seat") == target.seat)
-        k = int((p["open_turn"] <= target.turn).fill_null(False).sum())
-        return np.array([k, p.height, 0], dtype=float)
-    if m.startswith("win_seat"):
-        return np.array([int((rounds["winner_seat"] == target.seat).fill_null(False).sum()), rounds.height, 0], float)
-    if m == "stock_out":
+    if target.metric == "stock_out":
         return np.array([int((rounds["finish"].cast(pl.String) == "stock_out").sum()), rounds.height, 0], float)
-    if m == "mean_turns":
-        values = rounds["turns"].cast(pl.Float64).to_numpy()
-    elif m == "mean_penalty":
-        won = players.join(rounds.select("round_id", "winner_seat"), on="round_id")
-        won = won.filter(won["winner_seat"].is_null() | (won["winner_seat"] != won["seat"]))
-        values = (-won["score"]).cast(pl.Float64).to_numpy()
-    else:
-        p = players if target.seat is None else players.filter(pl.col("seat") == target.seat)
-        values = p["score"].cast(pl.Float64).to_numpy()
-    return np.array([values.size, values.sum(), (values * values).sum()], dtype=float)
+    # mean_penalty
+    won = players.join(rounds.select("round_id", "winner_seat"), on="round_id")
+    won = won.filter(won["winner_seat"].is_null() | (won["winner_seat"] != won["seat"]))
+    return mean_stats((-won["score"]).cast(pl.Float64).to_numpy())

@@ -1,0 +1,513 @@
+"""A whole Rummikub round, turn by turn, and chunks of rounds (numba; RULES.md section K).
+
+The deal (K-SET-1: 14 tiles each, seat 0 starts, the rest a pool drawn in order), then
+turns in seat order. Before opening a turn lays melds from the rack only, worth the bar
+in force (K-OPEN-1/2, ``easing_open`` lowering the player's own bar), or draws. After
+opening a turn rebuilds the table with the exact table solver (:mod:`.table`), placing
+at least one rack tile (K-PLAY-1, K-JOKER-1/2, ``locked_jokers``), or draws; with the
+pool empty it passes. The round ends when a rack is emptied (K-END-1), when every player
+has passed in turn with the pool empty (K-END-2), or with ``last_call`` once every player
+has had one more turn after the pool ran dry; then the scores.
+
+Everything here is jit-compiled and works on integer arrays:
+
+- ``rp``: the rules as integers (``RP_*``, built by :func:`sim.games.rummikub.play.rules_params`);
+- ``racks[p, 53]``: count vectors; ``deck``: the shuffled tiles, the pool being
+  ``deck[G_POOL:]``;
+- ``table[i]``: meld rows (:mod:`sim.solver.layout`), ``g[G_NTABLE]`` of them;
+- ``ps[p]``: what each player has done (``PS_*``); ``g``: the round's counters (``G_*``);
+- ``events``: the trace, one row per action (``EV_*``), with the melds of each opening
+  and the table after each play in ``ev_rows`` and the rack tiles placed in
+  ``ev_placed``; filled only when tracing.
+
+The bots (``POLICY_*``) are two choices inside a turn, so they live here too: ``greedy``
+opens at the first turn it can with its most valuable melds and then places the most
+value the table solver finds; ``careful`` opens without its jokers when it can, and after
+opening holds its jokers and plays worth less than :data:`SMALL_PLAY` points back, unless
+the play empties its rack or the pool is down to :data:`LOW_POOL` tiles.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from sim.deal import full_deck, shuffle_round
+from sim.games.rummikub.table import OUT_ROWS, PRIMARY, solve
+from sim.games.rummikub.table import SPACE as TABLE_SPACE
+from sim.jit import I1, I2, I3, U1, boolean, i64, kernel, tuple_of
+from sim.solver.arrays import SOLVER_ARRAYS, SOLVER_SPACE, best_melds
+from sim.solver.kernel import LEAF_LEN, new_space
+from sim.solver.layout import F_COLOURS, F_FIRST, F_JOKERS, F_KEY, F_KIND, F_LEN, MELD_FIELDS, SET
+from sim.solver.runs import new_run_space
+from sim.tiles import COUNTS_LEN, JOKER, KINDS, NUMBERS
+
+# --- rules parameters ----------------------------------------------------------------------
+(RP_PLAYERS, RP_RACK, RP_JOKERS, RP_OPEN_POINTS, RP_JOKER_PENALTY, RP_G3MAX, RP_WRAP, RP_LOCKED,
+ RP_EASING, RP_EASING_STEP, RP_EASING_EVERY, RP_EASING_FLOOR, RP_LAST_CALL) = range(13)
+RP_LEN = 13
+
+POLICY_GREEDY, POLICY_CAREFUL = 0, 1  # sim.games.rummikub.POLICIES
+SMALL_PLAY = 10  # careful: plays worth less are held back (unless they empty the rack)...
+LOW_POOL = 10  # ...until the pool is down to this many tiles
+
+# --- player state ------------------------------------------------------------------------
+(PS_POLICY, PS_TURNS, PS_OPEN_TURN, PS_OPEN_VALUE, PS_OPEN_THRESHOLD, PS_TILES_PLACED, PS_DRAWS,
+ PS_RACK_TILES, PS_RACK_VALUE, PS_JOKERS_LEFT, PS_SCORE) = range(11)
+PS_LEN = 11
+
+# --- round counters ------------------------------------------------------------------------
+(G_POOL, G_DECK, G_NTABLE, G_TURNS, G_FINISH, G_WINNER, G_WINNERS, G_PASSES, G_CALLS_LEFT,
+ G_NEVENTS, G_ERROR, G_TRACE) = range(12)
+G_LEN = 12
+
+FINISH_OUT, FINISH_BLOCKED, FINISH_LAST_CALL = range(3)  # sim.games.rummikub.FINISHES
+SCORE_UNIT = 12  # scores are kept in twelfths: a gain shared by 2, 3 or 4 winners is exact (K-END-2)
+
+ERR_NONE, ERR_TOO_LONG, ERR_MEMO, ERR_NO_TABLE, ERR_BAD_MELD, ERR_EVENTS = range(6)
+
+EV_DRAW, EV_OPEN, EV_PLAY, EV_PASS, EV_END = range(5)
+EV_TYPE, EV_SEAT, EV_TURN, EV_TILE, EV_VALUE, EV_BAR, EV_ROWS = range(7)
+EV_FIELDS = 7
+
+MAX_TABLE = OUT_ROWS  # melds on the table: 106 tiles make at most 35
+MAX_TURNS = 2000
+MAX_EVENTS = MAX_TURNS + 8
+
+# Per-round and per-player output columns of play_rounds.
+R_FINISH, R_WINNER, R_WINNERS, R_TURNS, R_POOL_LEFT, R_TABLE_TILES, R_ERROR = range(7)
+R_LEN = 7
+(P_OPEN_TURN, P_OPEN_VALUE, P_OPEN_THRESHOLD, P_TILES_PLACED, P_DRAWS, P_RACK_TILES, P_RACK_VALUE,
+ P_JOKERS_LEFT, P_SCORE, P_TURNS) = range(10)
+P_LEN = 10
+
+# Work arrays of the table play (see new_round_space): the table's loose tiles, the rack
+# searched, the tiles placed, the solver's melds, the best play's melds and tiles, and the
+# table being rebuilt.
+WORK = tuple_of(I1, I1, I1, I2, I2, I1, I2)
+ROUND_SPACE = tuple_of(I2, I2, I2, I1, SOLVER_SPACE, I2, WORK, I1, U1)
+TRACE = tuple_of(I2, I3, I2)
+
+
+# --- tiles and melds --------------------------------------------------------------------------
+
+
+@kernel(inline=True)
+def row_tiles(row, counts, sign):
+    """Add (``sign`` 1) or take away (-1) the tiles of a meld row to ``counts``, a joker
+    at JOKER."""
+    if row[F_KIND] == SET:
+        for c in range(4):
+            if (row[F_COLOURS] >> c) & 1:
+                if (row[F_JOKERS] >> c) & 1:
+                    counts[JOKER] += sign
+                else:
+                    counts[c * NUMBERS + row[F_KEY] - 1] += sign
+    else:
+        for q in range(row[F_LEN]):
+            n = (row[F_FIRST] - 1 + q) % NUMBERS + 1  # runs wrap from 13 to 1 (K-VAR wrap_runs)
+            if (row[F_JOKERS] >> (n - 1)) & 1:
+                counts[JOKER] += sign
+            else:
+                counts[row[F_KEY] * NUMBERS + n - 1] += sign
+
+
+@kernel(inline=True)
+def rack_tiles(rack):
+    n = 0
+    for k in range(COUNTS_LEN):
+        n += rack[k]
+    return n
+
+
+@kernel(inline=True)
+def rack_value(rack, joker_penalty):
+    """K-END-1: a tile counts its number, a joker the joker penalty in force."""
+    v = rack[JOKER] * joker_penalty
+    for k in range(KINDS):
+        v += rack[k] * (k % NUMBERS + 1)
+    return v
+
+
+@kernel(inline=True)
+def table_tiles(table, n):
+    t = 0
+    for i in range(n):
+        t += table[i, F_LEN]
+    return t
+
+
+@kernel(inline=True)
+def event(events, g, kind, p, turn, tile, value, bar, rows):
+    """Record an action when tracing (one row per action)."""
+    if g[G_TRACE] == 0:
+        return -1
+    i = g[G_NEVENTS]
+    if i >= events.shape[0]:
+        g[G_ERROR] = ERR_EVENTS
+        return -1
+    events[i, EV_TYPE] = kind
+    events[i, EV_SEAT] = p
+    events[i, EV_TURN] = turn
+    events[i, EV_TILE] = tile
+    events[i, EV_VALUE] = value
+    events[i, EV_BAR] = bar
+    events[i, EV_ROWS] = rows
+    g[G_NEVENTS] = i + 1
+    return i
+
+
+# --- opening (K-OPEN-1, K-OPEN-2) ---------------------------------------------------------------
+
+
+@kernel(inline=True)
+def bar_in_force(p, ps, rp):
+    """The player's opening bar this turn (K-OPEN-1): ``open_points``, or with
+    ``easing_open`` that less ``easing_step`` for every ``easing_every`` of the player's
+    own turns gone by without opening, never below ``easing_floor`` (K-VAR)."""
+    bar = rp[RP_OPEN_POINTS]
+    if rp[RP_EASING] == 1:
+        eased = bar - rp[RP_EASING_STEP] * ((ps[p, PS_TURNS] - 1) // rp[RP_EASING_EVERY])
+        bar = max(eased, min(bar, rp[RP_EASING_FLOOR]))
+    return bar
+
+
+@kernel(i64, I2, I2, I2, I1, I1, SOLVER_ARRAYS, SOLVER_SPACE, I2, TRACE)
+def try_open(p, racks, table, ps, g, rp, S, space, rows, trace):
+    """Open now if the rack's melds reach the bar (K-OPEN-1), with the most valuable melds
+    (``careful``: the most valuable without jokers, if those reach it). The melds come
+    from the rack only and the table is not touched (K-OPEN-2). True if opened."""
+    events, ev_rows, ev_placed = trace
+    rack = racks[p]
+    bar = bar_in_force(p, ps, rp)
+    cyclic = rp[RP_WRAP] == 1
+    value, n = 0, 0
+    if ps[p, PS_POLICY] == POLICY_CAREFUL and rack[JOKER] > 0:
+        saved = rack[JOKER]
+        rack[JOKER] = 0
+        value, n = best_melds(rack, cyclic, S, space, rows)
+        rack[JOKER] = saved
+    if n == 0 or value < bar:
+        value, n = best_melds(rack, cyclic, S, space, rows)
+    if n == 0 or value < bar:
+        return False
+    before = rack_tiles(rack)
+    for i in range(n):
+        row_tiles(rows[i], rack, -1)
+        table[g[G_NTABLE], :] = rows[i]
+        g[G_NTABLE] += 1
+    for k in range(COUNTS_LEN):
+        if rack[k] < 0:
+            g[G_ERROR] = ERR_BAD_MELD
+    ps[p, PS_OPEN_TURN] = ps[p, PS_TURNS]
+    ps[p, PS_OPEN_VALUE] = value
+    ps[p, PS_OPEN_THRESHOLD] = bar
+    ps[p, PS_TILES_PLACED] += before - rack_tiles(rack)
+    e = event(events, g, EV_OPEN, p, ps[p, PS_TURNS], -1, value, bar, n)
+    if e >= 0:
+        ev_rows[e, :n, :] = rows[:n, :]
+        for i in range(n):
+            row_tiles(rows[i], ev_placed[e], 1)
+    return True
+
+
+# --- table play (K-PLAY-1, K-JOKER-1/2) --------------------------------------------------------
+
+
+@kernel(I1, I2, i64, I1, TABLE_SPACE, WORK, boolean)
+def best_play(rack, table, ntable, rp, ts, work, use_jokers):
+    """The play placing the most rack value on ``table`` (a rack joker at the joker
+    penalty, K-END-1): ``(weight, rows)``, the weight ``PRIMARY * value + tiles`` (0 for
+    none, -2 when the solver's memory is too small), the rebuilt table in the ``rows``
+    first rows of ``work``'s last array and the rack tiles placed in its sixth.
+    ``use_jokers`` False keeps the rack's jokers back.
+
+    With ``locked_jokers`` the melds holding a joker are set aside and stay as they are
+    (K-VAR), except that each of their jokers may be freed by the exact tile it stands for,
+    the joker then joining the rest of the table (K-JOKER-1): every choice of retrievals
+    the rack allows is one solve."""
+    loose, r, placed, out, best_rows, best_placed, new_table = work
+    locked = rp[RP_LOCKED] == 1
+    spot_kind = np.empty(8, dtype=np.int64)
+    spot_row = np.empty(8, dtype=np.int64)
+    spot_bit = np.empty(8, dtype=np.int64)
+    spots = 0
+    loose[:] = 0
+    for i in range(ntable):
+        if locked and table[i, F_JOKERS] != 0:
+            for b in range(NUMBERS):
+                if (table[i, F_JOKERS] >> b) & 1 and spots < 8:
+                    if table[i, F_KIND] == SET:  # bit b: the colour the joker stands for
+                        spot_kind[spots] = b * NUMBERS + table[i, F_KEY] - 1
+                    else:  # bit b: the number b + 1
+                        spot_kind[spots] = table[i, F_KEY] * NUMBERS + b
+                    spot_row[spots] = i
+                    spot_bit[spots] = b
+                    spots += 1
+        else:
+            row_tiles(table[i], loose, 1)
+    best = np.int64(0)
+    best_mask = -1
+    best_n = 0
+    for mask in range(1 << spots):
+        r[:] = rack
+        if not use_jokers:
+            r[JOKER] = 0
+        freed = 0
+        extra = np.int64(0)
+        for s in range(spots):
+            if (mask >> s) & 1:
+                r[spot_kind[s]] -= 1
+                freed += 1
+                extra += PRIMARY * (spot_kind[s] % NUMBERS + 1) + 1
+        ok = True
+        for k in range(KINDS):
+            if r[k] < 0:
+                ok = False
+        if not ok:
+            continue
+        loose[JOKER] += freed
+        w, n = solve(loose, r, 0, rp[RP_JOKER_PENALTY], rp[RP_G3MAX], rp[RP_WRAP] == 1, mask == 0, ts,
+                     out, placed)
+        loose[JOKER] -= freed
+        if w == -2:
+            return np.int64(-2), 0
+        if w < 0 or n < 0:
+            continue
+        if w + extra > best:
+            best = w + extra
+            best_mask = mask
+            best_n = n
+            best_rows[:n, :] = out[:n, :]
+            best_placed[:] = placed
+            for s in range(spots):
+                if (mask >> s) & 1:
+                    best_placed[spot_kind[s]] += 1
+    if best_mask < 0:
+        return np.int64(0), 0
+    # The rebuilt table: the locked melds (a freed joker's place now its exact tile), then
+    # the solver's melds.
+    m = 0
+    for i in range(ntable):
+        if locked and table[i, F_JOKERS] != 0:
+            new_table[m, :] = table[i, :]
+            for s in range(spots):
+                if (best_mask >> s) & 1 and spot_row[s] == i:
+                    new_table[m, F_JOKERS] &= ~(np.int64(1) << spot_bit[s])
+            m += 1
+    new_table[m:m + best_n, :] = best_rows[:best_n, :]
+    return best, m + best_n
+
+
+@kernel(i64, I2, I2, I2, I1, I1, TABLE_SPACE, WORK, TRACE)
+def try_play(p, racks, table, ps, g, rp, ts, work, trace):
+    """After opening: place tiles if the bot wants to (K-PLAY-1). True if it played."""
+    events, ev_rows, ev_placed = trace
+    best_placed, new_table = work[5], work[6]
+    rack = racks[p]
+    ntable = g[G_NTABLE]
+    w, n = best_play(rack, table, ntable, rp, ts, work, True)
+    # careful: the whole play if it empties the rack or the pool runs low, else only a play
+    # without jokers worth SMALL_PLAY at least
+    if (w > 0 and ps[p, PS_POLICY] == POLICY_CAREFUL and rack_tiles(best_placed) < rack_tiles(rack)
+            and g[G_DECK] - g[G_POOL] > LOW_POOL):
+        w, n = best_play(rack, table, ntable, rp, ts, work, False)
+        if 0 <= w < SMALL_PLAY * PRIMARY:
+            w = 0
+    if w == -2:
+        g[G_ERROR] = ERR_MEMO
+    if w <= 0:
+        return False
+    placed_tiles = rack_tiles(best_placed)
+    for k in range(COUNTS_LEN):
+        rack[k] -= best_placed[k]
+        if rack[k] < 0:
+            g[G_ERROR] = ERR_BAD_MELD
+    if table_tiles(new_table, n) != table_tiles(table, ntable) + placed_tiles:
+        g[G_ERROR] = ERR_NO_TABLE  # the engine checks itself: every table tile kept
+    table[:n, :] = new_table[:n, :]
+    g[G_NTABLE] = n
+    ps[p, PS_TILES_PLACED] += placed_tiles
+    e = event(events, g, EV_PLAY, p, ps[p, PS_TURNS], -1, w // PRIMARY, 0, n)
+    if e >= 0:
+        ev_rows[e, :n, :] = table[:n, :]
+        ev_placed[e, :] = best_placed
+    return True
+
+
+# --- turns, ends and scores (K-END-1, K-END-2, last_call) ------------------------------------------
+
+
+@kernel(inline=True)
+def play_turn(p, deck, racks, table, ps, g, rp, S, space, rows, ts, work, trace):
+    """One turn of player ``p``; True when the round is over."""
+    events = trace[0]
+    players = rp[RP_PLAYERS]
+    g[G_TURNS] += 1
+    ps[p, PS_TURNS] += 1
+    turn = ps[p, PS_TURNS]
+    calls_before = g[G_CALLS_LEFT]
+    if ps[p, PS_OPEN_TURN] == 0:
+        acted = try_open(p, racks, table, ps, g, rp, S, space, rows, trace)
+        bar = bar_in_force(p, ps, rp)
+    else:
+        acted = try_play(p, racks, table, ps, g, rp, ts, work, trace)
+        bar = 0
+    if g[G_ERROR] != ERR_NONE:
+        return True
+    if acted:
+        g[G_PASSES] = 0
+        if rack_tiles(racks[p]) == 0:  # K-END-1
+            g[G_FINISH] = FINISH_OUT
+            g[G_WINNER] = p
+            return True
+    elif g[G_POOL] < g[G_DECK]:
+        tile = deck[g[G_POOL]]
+        g[G_POOL] += 1
+        racks[p, tile] += 1
+        ps[p, PS_DRAWS] += 1
+        event(events, g, EV_DRAW, p, turn, tile, 0, bar, 0)
+        if g[G_POOL] == g[G_DECK] and rp[RP_LAST_CALL] == 1:
+            g[G_CALLS_LEFT] = players  # last_call: one more turn each from the next player
+    else:
+        g[G_PASSES] += 1
+        event(events, g, EV_PASS, p, turn, -1, 0, bar, 0)
+        if rp[RP_LAST_CALL] == 0 and g[G_PASSES] >= players:  # K-END-2
+            g[G_FINISH] = FINISH_BLOCKED
+            return True
+    if calls_before > 0:
+        g[G_CALLS_LEFT] -= 1
+        if g[G_CALLS_LEFT] == 0:
+            g[G_FINISH] = FINISH_LAST_CALL  # scored as K-END-2
+            return True
+    return False
+
+
+@kernel(inline=True)
+def score_round(racks, ps, g, rp):
+    """Scores in twelfths (SCORE_UNIT). K-END-1: each other player loses the value of the
+    rack, the winner gains the sum. K-END-2 (and ``last_call``): the lowest rack wins and
+    gains from each other player the difference between their racks; tied lowest racks
+    share the gain equally."""
+    players = rp[RP_PLAYERS]
+    low = np.int64(1) << 40
+    for p in range(players):
+        v = rack_value(racks[p], rp[RP_JOKER_PENALTY])
+        ps[p, PS_RACK_VALUE] = v
+        ps[p, PS_RACK_TILES] = rack_tiles(racks[p])
+        ps[p, PS_JOKERS_LEFT] = racks[p, JOKER]
+        low = min(low, v)
+    if g[G_FINISH] == FINISH_OUT:
+        low = 0  # the winner's empty rack
+    gain = 0
+    winners = 0
+    mask = 0
+    for p in range(players):
+        gain += ps[p, PS_RACK_VALUE] - low
+        if ps[p, PS_RACK_VALUE] == low and (g[G_FINISH] != FINISH_OUT or p == g[G_WINNER]):
+            winners += 1
+            mask |= 1 << p
+    for p in range(players):
+        if (mask >> p) & 1:
+            ps[p, PS_SCORE] = gain * SCORE_UNIT // winners
+        else:
+            ps[p, PS_SCORE] = -(ps[p, PS_RACK_VALUE] - low) * SCORE_UNIT
+    g[G_WINNERS] = mask
+    g[G_WINNER] = -1
+    if winners == 1:
+        for p in range(players):
+            if (mask >> p) & 1:
+                g[G_WINNER] = p
+
+
+@kernel(inline=True)
+def play_round(deck, rp, policies, S, rs, ts, trace):
+    """Play one round from the tile order ``deck``; results stay in ``rs``."""
+    racks, table, ps, g, space, rows, work, _, _ = rs
+    events = trace[0]
+    players = rp[RP_PLAYERS]
+    racks[:, :] = 0
+    ps[:, :] = 0
+    tracing = g[G_TRACE]
+    g[:] = 0
+    g[G_TRACE] = tracing
+    g[G_WINNER] = -1
+    g[G_CALLS_LEFT] = -1
+    g[G_DECK] = deck.shape[0]
+    pos = 0
+    for p in range(players):  # K-SET-1: 14 tiles each, seat 0 first
+        for _ in range(rp[RP_RACK]):
+            racks[p, deck[pos]] += 1
+            pos += 1
+        ps[p, PS_POLICY] = policies[p]
+    g[G_POOL] = pos
+    p = 0
+    while True:
+        if play_turn(p, deck, racks, table, ps, g, rp, S, space, rows, ts, work, trace):
+            break
+        if g[G_TURNS] >= MAX_TURNS:
+            g[G_ERROR] = ERR_TOO_LONG
+            break
+        p = (p + 1) % players
+    score_round(racks, ps, g, rp)
+    event(events, g, EV_END, p, ps[p, PS_TURNS], -1, g[G_FINISH], g[G_WINNERS], 0)  # p: the last to play
+
+
+@kernel(i64, i64, i64, entry=True)
+def new_round_space(n_states, players, set_jokers):
+    """Everything one round needs but the table solver's scratch, allocated once per chunk."""
+    return (
+        np.zeros((players, COUNTS_LEN), dtype=np.int64),  # racks
+        np.zeros((MAX_TABLE, MELD_FIELDS), dtype=np.int64),  # table
+        np.zeros((players, PS_LEN), dtype=np.int64),  # player state
+        np.zeros(G_LEN, dtype=np.int64),  # round counters
+        (new_space(n_states), new_run_space(n_states), np.empty(LEAF_LEN, dtype=np.int64)),
+        np.zeros((MAX_TABLE, MELD_FIELDS), dtype=np.int64),  # opening melds
+        (np.zeros(COUNTS_LEN, dtype=np.int64), np.zeros(COUNTS_LEN, dtype=np.int64),
+         np.zeros(COUNTS_LEN, dtype=np.int64), np.zeros((OUT_ROWS, MELD_FIELDS), dtype=np.int64),
+         np.zeros((OUT_ROWS, MELD_FIELDS), dtype=np.int64), np.zeros(COUNTS_LEN, dtype=np.int64),
+         np.zeros((MAX_TABLE, MELD_FIELDS), dtype=np.int64)),  # table play work
+        full_deck(set_jokers),  # the round's tiles
+        np.zeros(4, dtype=np.uint64),  # random words for the shuffle
+    )
+
+
+@kernel(i64, i64, i64, I1, I1, SOLVER_ARRAYS, ROUND_SPACE, TABLE_SPACE, I1, TRACE, boolean, I2, I3,
+        entry=True)
+def play_rounds(seed, start, count, rp, policies, S, rs, ts, deck_in, trace, tracing, out_rounds,
+                out_players):
+    """Play rounds ``start .. start+count-1`` of ``seed`` into the output arrays (``R_*``
+    per round, ``P_*`` per player) in the scratch ``rs`` of :func:`new_round_space` and
+    ``ts`` of :func:`sim.games.rummikub.table.new_space`. A non-empty ``deck_in`` replaces
+    the shuffled tiles (scenario rounds); ``tracing`` fills ``trace``. Returns the rounds
+    played: fewer than ``count`` when round ``start`` + that number needs a table solver
+    with more memory (``ERR_MEMO``; the caller grows ``ts`` and goes on from there)."""
+    players = rp[RP_PLAYERS]
+    _, table, ps, g, _, _, _, deck_buffer, bits = rs
+    for i in range(count):
+        deck = deck_in
+        if deck_in.shape[0] == 0:
+            shuffle_round(seed, start + i, deck_buffer, bits)
+            deck = deck_buffer
+        g[G_TRACE] = 1 if tracing else 0
+        play_round(deck, rp, policies, S, rs, ts, trace)
+        if g[G_ERROR] == ERR_MEMO:
+            return i
+        out_rounds[i, R_FINISH] = g[G_FINISH]
+        out_rounds[i, R_WINNER] = g[G_WINNER]
+        out_rounds[i, R_WINNERS] = g[G_WINNERS]
+        out_rounds[i, R_TURNS] = g[G_TURNS]
+        out_rounds[i, R_POOL_LEFT] = g[G_DECK] - g[G_POOL]
+        out_rounds[i, R_TABLE_TILES] = table_tiles(table, g[G_NTABLE])
+        out_rounds[i, R_ERROR] = g[G_ERROR]
+        for p in range(players):
+            out_players[i, p, P_OPEN_TURN] = ps[p, PS_OPEN_TURN]
+            out_players[i, p, P_OPEN_VALUE] = ps[p, PS_OPEN_VALUE]
+            out_players[i, p, P_OPEN_THRESHOLD] = ps[p, PS_OPEN_THRESHOLD]
+            out_players[i, p, P_TILES_PLACED] = ps[p, PS_TILES_PLACED]
+            out_players[i, p, P_DRAWS] = ps[p, PS_DRAWS]
+            out_players[i, p, P_RACK_TILES] = ps[p, PS_RACK_TILES]
+            out_players[i, p, P_RACK_VALUE] = ps[p, PS_RACK_VALUE]
+            out_players[i, p, P_JOKERS_LEFT] = ps[p, PS_JOKERS_LEFT]
+            out_players[i, p, P_SCORE] = ps[p, PS_SCORE]
+            out_players[i, p, P_TURNS] = ps[p, PS_TURNS]
+    return count

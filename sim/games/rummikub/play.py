@@ -1,0 +1,146 @@
+"""Python face of the Rummikub round engine: rules and policies as the kernels' integer
+arrays, chunks of rounds as arrays, and single traced rounds."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from sim.deal import round_deck
+from sim.errors import RulesError
+from sim.games.family import policy_codes as seat_codes
+from sim.games.rummikub import FAMILY, POLICIES
+from sim.jit import prepare
+from sim.rules import Rules
+from sim.solver.arrays import solver_arrays
+
+
+def rules_params(rules: Rules) -> np.ndarray:
+    """The rules as the engine's integer array (``engine.RP_*``)."""
+    from sim.games.rummikub import engine as e
+
+    if rules.family != "rummikub":
+        raise RulesError(f"the Rummikub engine plays Rummikub; {rules.name} is {rules.family}")
+    rp = np.zeros(e.RP_LEN, dtype=np.int64)
+    rp[e.RP_PLAYERS] = rules.players
+    rp[e.RP_RACK] = rules.rack_size
+    rp[e.RP_JOKERS] = rules.jokers
+    rp[e.RP_OPEN_POINTS] = rules.open_points
+    rp[e.RP_JOKER_PENALTY] = rules.joker_penalty
+    rp[e.RP_G3MAX] = rules.group_of_three_max_jokers
+    rp[e.RP_WRAP] = rules.wrap_runs
+    rp[e.RP_LOCKED] = rules.locked_jokers
+    rp[e.RP_EASING] = rules.easing_open
+    rp[e.RP_EASING_STEP] = rules.easing_step
+    rp[e.RP_EASING_EVERY] = rules.easing_every
+    rp[e.RP_EASING_FLOOR] = rules.easing_floor
+    rp[e.RP_LAST_CALL] = rules.last_call
+    return rp
+
+
+def policy_codes(policies: list[str] | tuple[str, ...], players: int) -> np.ndarray:
+    """Policy names per seat as codes; one name is used for every seat."""
+    return seat_codes(policies, players, POLICIES)
+
+
+@dataclass(frozen=True)
+class ChunkResult:
+    rounds: np.ndarray  # (count, R_LEN)
+    players: np.ndarray  # (count, players, P_LEN)
+
+
+@dataclass(frozen=True)
+class TracedRound:
+    """One round with every action: ``events`` rows (``EV_*``), the melds of each opening
+    or the table after each play in ``rows``, the rack tiles placed in ``placed``."""
+
+    rules: Rules
+    deck: np.ndarray
+    events: np.ndarray
+    rows: np.ndarray
+    placed: np.ndarray
+    racks: np.ndarray
+    players: np.ndarray
+    counters: np.ndarray
+
+
+class _Engine:
+    """The scratch of one run of rounds (one per worker): the round's and the table
+    solver's, the latter grown when a position needs more memory."""
+
+    def __init__(self, rules: Rules):
+        from sim.games.rummikub import engine as e
+        from sim.games.rummikub import table
+
+        self.rules = rules
+        self.rp = rules_params(rules)
+        self.S = solver_arrays(rules.group_of_three_max_jokers)
+        self.rs = e.new_round_space(self.S[7].shape[0], rules.players, rules.jokers)
+        self.memo_bits = table.MEMO_BITS
+        self.ts = table.new_space(self.memo_bits)
+
+    def play(self, seed, start, count, policies, deck, trace, tracing, out_r, out_p) -> None:
+        from sim.games.rummikub import engine as e
+        from sim.games.rummikub import table
+
+        done = 0
+        while done < count:
+            done += e.play_rounds(seed, start + done, count - done, self.rp, policies, self.S, self.rs,
+                                  self.ts, deck, trace, tracing, out_r[done:], out_p[done:])
+            if done < count:  # a position needs a bigger memory: grow it, replay that round
+                if self.memo_bits >= table.MAX_MEMO_BITS:
+                    raise RuntimeError(f"round {start + done}: the table solver needs more memory than "
+                                       f"2**{table.MAX_MEMO_BITS} positions")
+                self.memo_bits = min(table.MAX_MEMO_BITS, self.memo_bits + 4)
+                self.ts = table.new_space(self.memo_bits)
+
+
+_NO_DECK = np.zeros(0, dtype=np.int64)
+
+
+def _no_trace():
+    from sim.games.rummikub import engine as e
+    from sim.tiles import COUNTS_LEN
+
+    return (np.zeros((1, e.EV_FIELDS), dtype=np.int64), np.zeros((1, 1, 6), dtype=np.int64),
+            np.zeros((1, COUNTS_LEN), dtype=np.int64))
+
+
+def play_chunk(rules: Rules, seed: int, start: int, count: int, policies: np.ndarray,
+               progress: bool = False) -> ChunkResult:
+    """Rounds ``start .. start+count-1`` of ``seed`` (the same rounds whatever the
+    chunking). ``progress``: show a progress bar if the engine must be compiled first."""
+    from sim.games.rummikub import engine as e
+
+    prepare(FAMILY.workload, progress)
+    out_r = np.zeros((count, e.R_LEN), dtype=np.int64)
+    out_p = np.zeros((count, rules.players, e.P_LEN), dtype=np.int64)
+    _Engine(rules).play(seed, start, count, policies, _NO_DECK, _no_trace(), False, out_r, out_p)
+    return ChunkResult(out_r, out_p)
+
+
+def trace_round(rules: Rules, seed: int, round_id: int, policies: np.ndarray,
+                deck: np.ndarray | None = None) -> TracedRound:
+    """Play one round with the trace on: round ``round_id`` of ``seed``, or a given tile
+    order ``deck`` (for scenario tests)."""
+    from sim.games.rummikub import engine as e
+    from sim.solver.layout import MELD_FIELDS
+    from sim.tiles import COUNTS_LEN
+
+    prepare(FAMILY.workload)
+    if deck is None:
+        deck = round_deck(seed, round_id, rules.jokers)
+    deck = np.ascontiguousarray(deck, dtype=np.int64)
+    trace = (np.zeros((e.MAX_EVENTS, e.EV_FIELDS), dtype=np.int64),
+             np.zeros((e.MAX_EVENTS, e.MAX_TABLE, MELD_FIELDS), dtype=np.int64),
+             np.zeros((e.MAX_EVENTS, COUNTS_LEN), dtype=np.int64))
+    out_r = np.zeros((1, e.R_LEN), dtype=np.int64)
+    out_p = np.zeros((1, rules.players, e.P_LEN), dtype=np.int64)
+    engine = _Engine(rules)
+    engine.play(seed, round_id, 1, policies, deck, trace, True, out_r, out_p)
+    racks, _, ps, g, *_ = engine.rs
+    n = int(g[e.G_NEVENTS])
+    events, rows, placed = trace
+    return TracedRound(rules, deck.copy(), events[:n].copy(), rows[:n].copy(), placed[:n].copy(),
+                       racks.copy(), ps.copy(), g.copy())
