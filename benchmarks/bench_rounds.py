@@ -1,16 +1,20 @@
-"""Round engine throughput: rounds/s on one core for 2, 3 and 4 players (greedy bots), and
+"""Round engine throughput: rounds/s on one core for 2, 3 and 4 players with each bot, and
 the time of a full run of many four-player rounds with all output written.
 
-    python benchmarks/bench_rounds.py [--rounds 20000] [--repeats 3] [--million [N]]
+    python benchmarks/bench_rounds.py [--preset rummy101|rummikub] [--rounds 20000]
+                                      [--repeats 3] [--players 2,3,4] [--million [N]]
 
-The per-core figures are medians of several runs of ``play_chunk`` in this process (one
-numba thread); ``--million`` times ``sim run`` (the runner: joblib workers on every core,
-Parquet written) on N four-player rounds, 1,000,000 by default.
+The per-core figures are medians of several runs of a family's chunk of rounds in this
+process (one numba thread; Rummy 101 ``sim.games.rummy101.play.play_chunk``, Rummikub
+``sim.games.rummikub.play.play_chunk``), each run on other round ids; ``--million``
+times ``sim run`` (the runner: joblib workers on every core, Parquet written) on N
+four-player rounds, 1,000,000 by default.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import shutil
 import statistics
@@ -22,11 +26,11 @@ import numba
 
 import sim
 from sim import runner
-from sim.games.rummy101 import play
 
 
-def per_core(players: int, rounds: int, repeats: int, policy: str) -> float:
-    rules = sim.preset("rummy101").replace(players=players)
+def per_core(preset: str, players: int, rounds: int, repeats: int, policy: str) -> float:
+    rules = sim.preset(preset).replace(players=players)
+    play = importlib.import_module(f"sim.games.{rules.family}.play")
     codes = play.policy_codes([policy], players)
     play.play_chunk(rules, 1, 0, 10, codes)  # compile / load
     times = []
@@ -39,20 +43,23 @@ def per_core(players: int, rounds: int, repeats: int, policy: str) -> float:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--preset", default="rummy101")
+    ap.add_argument("--players", default="2,3,4")
     ap.add_argument("--rounds", type=int, default=20_000)
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--million", type=int, nargs="?", const=1_000_000, default=None)
     args = ap.parse_args()
     numba.set_num_threads(1)
-    print(f"rounds/s on one core (play_chunk, {args.rounds:,} rounds, median of {args.repeats}):")
-    for policy in ("greedy", "careful"):
-        for players in (2, 3, 4):
-            rate = per_core(players, args.rounds, args.repeats, policy)
+    family = sim.games.family_of(sim.preset(args.preset))
+    print(f"{family.title} rounds/s on one core (play_chunk, {args.rounds:,} rounds, median of {args.repeats}):")
+    for policy in family.policies:
+        for players in (int(x) for x in args.players.split(",")):
+            rate = per_core(args.preset, players, args.rounds, args.repeats, policy)
             print(f"  {policy:8} {players} players: {rate:8,.0f} rounds/s")
     if args.million:
         out = Path(tempfile.mkdtemp(prefix="bench-rounds-"))
         try:
-            spec = runner.RunSpec((runner.Variant(sim.preset("rummy101")),), args.million, 1, ("greedy",))
+            spec = runner.RunSpec((runner.Variant(sim.preset(args.preset)),), args.million, 1, ("greedy",))
             t0 = time.perf_counter()
             report = runner.run(spec, out / "run", jobs=os.cpu_count(), progress=True)
             wall = time.perf_counter() - t0

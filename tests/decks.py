@@ -8,9 +8,9 @@ import numpy as np
 from sim.tiles import JOKER, parse_rack
 
 
-def deck_from(seats: list[str], stock: str = "", rest_first: str = "") -> np.ndarray:
+def deck_from(seats: list[str], stock: str = "", rest_first: str = "", jokers: int = 2) -> np.ndarray:
     """Seat racks in seat order, then ``stock`` on top of the stock, then ``rest_first``,
-    then every other tile of the set from the highest number down."""
+    then every other tile of the set (with ``jokers`` jokers) from the highest number down."""
     order: list[int] = []
     for text in [*seats, stock, rest_first]:
         rack = parse_rack(text)
@@ -18,7 +18,7 @@ def deck_from(seats: list[str], stock: str = "", rest_first: str = "") -> np.nda
         for token in text.split():
             order.append(parse_rack(token).tiles()[0])
         assert len(rack) == len(text.split())
-    left = Counter({**{k: 2 for k in range(52)}, JOKER: 2})
+    left = Counter({**{k: 2 for k in range(52)}, JOKER: jokers})
     left.subtract(order)
     if any(v < 0 for v in left.values()):
         raise ValueError("more copies than the set holds")

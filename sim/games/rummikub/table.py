@@ -46,8 +46,9 @@ _EMPTY = -(1 << 62)
 _NO_TABLE = -(1 << 61)  # remembered: no arrangement of the tiles left, whatever the weight
 # The key of a position: the tiles left (a word per colour: 4 bits per number, table
 # copies and rack copies), the jokers left and the room for free jokers (word 4), and the
-# open runs (words 5 and 6: per colour, up to OPEN runs as end | start << 4, 8 bits each,
-# largest first; a start from 3 on is kept as 3, see _slots).
+# open runs (words 5 and 6: per colour, up to OPEN runs by their end, 8 bits each, largest
+# first; where a run starts matters only for the room it leaves free jokers, counted when
+# it is formed, see _slots).
 KEY = 7
 OPEN = 4
 
@@ -151,13 +152,10 @@ def _write_runs(key, c, runs):
 
 @kernel(i64)
 def _slots(run):
-    """Room an open run (end | start << 4) leaves for free jokers, 2 at most: only a run
-    from 1 or 2 can be long enough to leave less, so other starts are kept as 3, and
-    positions differing only there are one position (jit-compiled)."""
-    start = run >> 4
-    if start >= 3:
-        return 2
-    return min(2, NUMBERS - ((run & 15) - start + 1))
+    """Room an open run (its end) leaves above it for free jokers, 2 at most; the room
+    below it was counted when it was formed, so runs differing only in where they start
+    are one position (jit-compiled)."""
+    return min(2, NUMBERS - (run & 15))
 
 
 @kernel(I1, I1, I1, I1)
@@ -199,9 +197,9 @@ def _options(f, o, key, x, jokers, g3max, may_leave, cyclic, runs, out):
       a time as the search reaches the tiles after it (``runs``: its open runs), a joker
       or two before the tile where its number has no copy left; a run of four or more has
       no joker at an end, and a group of four no joker (take it out: the meld stands, the
-      joker is free, and free jokers join melds with room at the end). With wrap-around
-      runs, or five runs of a colour open, runs are formed whole, three to five tiles
-      (a longer one is two);
+      joker is free, and free jokers join melds with room at the end). A run through 13
+      and 1 (``wrap_runs``), or any run when five of its colour are open, is formed
+      whole, three to five tiles: a longer one is two, and at most one of them wraps;
     - a joker stands only for a tile none of whose copies is left when its meld is formed.
       Else swap it with the copy in the meld formed last: both melds stand, or that meld
       is a group of three holding the other joker where K-MELD-2 allows one, and its other
@@ -211,27 +209,28 @@ def _options(f, o, key, x, jokers, g3max, may_leave, cyclic, runs, out):
     n = x % NUMBERS + 1
     count = 0
     longest = MAX_RUN
-    if not cyclic:
-        _read_runs(key, c, runs)
-        previous = -1
-        for i in range(OPEN):
-            v = runs[i]
-            if v == 0:
-                longest = 3  # room to keep the run open: formed with three tiles
-                continue
-            gap = n - 1 - (v & 15)
-            if v != previous and 0 <= gap <= 2 and gap <= jokers:
-                out[count] = 3 | (c << 2) | ((v & 15) << 4) | ((v >> 4) << 8) | (gap << 12)
-                count += 1
-            previous = v
-    for length in range(longest, 2, -1):
+    _read_runs(key, c, runs)
+    previous = -1
+    for i in range(OPEN):
+        v = runs[i]
+        if v == 0:
+            longest = 3  # room to keep the run open: formed with three tiles
+            continue
+        gap = n - 1 - v
+        if v != previous and 0 <= gap <= 2 and gap <= jokers:
+            out[count] = 3 | (c << 2) | (v << 4) | (gap << 12)
+            count += 1
+        previous = v
+    for length in range(MAX_RUN, 2, -1):
         for p in range(length):
             first = n - p
-            if cyclic:
-                if first < 1:
-                    first += NUMBERS
-            elif first < 1 or first + length - 1 > NUMBERS:
+            wraps = first < 1 or first + length - 1 > NUMBERS
+            if wraps and not cyclic:
                 continue
+            if not wraps and length > longest:
+                continue
+            if first < 1:
+                first += NUMBERS
             need = 0  # positions no tile is left for: jokers
             used = 0
             for q in range(length):
@@ -502,8 +501,7 @@ def solve(table, rack, objective, joker_value, g3max, cyclic, beat_nothing, spac
                         placed_out[KINDS] += extra
                 mode = 2
                 continue
-            if not cyclic:
-                _close_runs(f, o, key, runs)
+            _close_runs(f, o, key, runs)
             slot = _memo_find(memo, key, memo_mask)
             if slot >= 0 and memo[slot * (KEY + 1) + KEY] + w <= best:
                 if memo[slot * (KEY + 1) + KEY] == _NO_TABLE:
@@ -564,22 +562,23 @@ def solve(table, rack, objective, joker_value, g3max, cyclic, beat_nothing, spac
                 room = (key[4] >> 4) & 3
                 if kind == 3:  # a run extended: it ends at the tile now
                     _read_runs(key, c, runs)
-                    v = ((opt >> 4) & 15) | (((opt >> 8) & 15) << 4)
+                    v = (opt >> 4) & 15
                     for i in range(OPEN):
                         if runs[i] == v:
-                            runs[i] = (tiles[0] % NUMBERS + 1) | (v & 0xF0)
+                            runs[i] = tiles[0] % NUMBERS + 1
                             break
                     _write_runs(key, c, runs)
                 elif kind == 1:  # a group of three has room for one joker
                     room = min(2, room + 4 - size)
                 else:
                     tracked = False
-                    if not cyclic and size == 3:
+                    first = (opt >> 4) & 15
+                    if size == 3 and first + 2 <= NUMBERS:  # wrap-around runs are formed whole
                         _read_runs(key, c, runs)
                         for i in range(OPEN):
                             if runs[i] == 0:
-                                first = (opt >> 4) & 15
-                                runs[i] = (first + 2) | (min(first, 3) << 4)
+                                runs[i] = first + 2
+                                room = min(2, room + min(2, first - 1))  # the room below it
                                 tracked = True
                                 break
                         if tracked:
@@ -638,13 +637,12 @@ def solve(table, rack, objective, joker_value, g3max, cyclic, beat_nothing, spac
             out[rows, F_LEN] = size + ((opt >> 6) & 3)
             out[rows, F_COLOURS] = colours | jmask
             out[rows, F_JOKERS] = jmask
-        elif opt & 3 == 3:  # extend the run of that colour, end and start
+        elif opt & 3 == 3:  # extend a run of that colour ending there (any: the same tiles)
             c = (opt >> 2) & 3
             end = (opt >> 4) & 15
-            start = (opt >> 8) & 15
             gap = (opt >> 12) & 3
             for r in range(rows):
-                if (out[r, F_KIND] == RUN and out[r, F_KEY] == c and min(out[r, F_FIRST], 3) == start
+                if (out[r, F_KIND] == RUN and out[r, F_KEY] == c
                         and out[r, F_FIRST] + out[r, F_LEN] - 1 == end):
                     for i in range(gap):
                         out[r, F_JOKERS] |= 1 << (end + i)  # a joker stands for end + 1 + i

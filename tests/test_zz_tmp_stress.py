@@ -1,0 +1,244 @@
+"""The Rummikub table solver (K-PLAY-1, K-JOKER-1/2, K-MELD-1/2, K-VAR) agrees with the
+brute-force reference (sim.reference.table) on thousands of small positions — jokers on
+the table and in the rack, wrap-around runs, locked jokers, a 25-point joker, both
+objectives — and every arrangement it returns is valid and holds every tile; the
+referee's turn checks (sim.games.rummikub.referee) pass every play the solver returns
+and name each fault of a broken one."""
+
+import json
+import re
+from collections import Counter
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import sim
+from sim.errors import NotationError, RulesError
+from sim.games.rummikub.referee import check_opening, check_table_play
+from sim.melds import check_meld
+from sim.reference.table import best_play, meld_counts
+from sim.tiles import JOKER, Rack, parse_meld
+from tests.strategies import big_table_positions, table_positions
+
+RUMMIKUB = sim.preset("rummikub")
+VARIANTS = {
+    "standard": RUMMIKUB,
+    "wrap_runs": RUMMIKUB.replace(wrap_runs=True),
+    "locked_jokers": RUMMIKUB.replace(locked_jokers=True),
+    "joker_penalty_25": RUMMIKUB.replace(joker_penalty=25),
+    "two_jokers_in_three": RUMMIKUB.replace(group_of_three_max_jokers=2),
+}
+
+
+def _check(melds, rack, rules, objective):
+    play = sim.table_play(Rack(tuple(rack)), melds, rules, objective)
+    locked = [m for m in melds if any(m.jokers)] if rules.locked_jokers else []
+    loose = [m for m in melds if m not in locked]
+    expected = best_play(meld_counts(loose), rack, rules, objective, locked)
+    got = play.value if objective == "value" else play.tiles
+    assert got == expected, ([str(m) for m in melds], str(Rack(tuple(rack))), [str(m) for m in play.melds])
+    # every meld valid, every table tile still there, the rest from the rack (K-JOKER-2)
+    for meld in play.melds:
+        assert check_meld(meld, rules) is None, (str(meld), check_meld(meld, rules))
+    after = np.array(meld_counts(list(play.melds)))
+    played = np.array(play.played.counts)
+    assert (after == np.array(meld_counts(melds)) + played).all()
+    assert (played <= np.array(rack)).all()
+    assert play.value == sum(sim.tiles.number_of(k) * int(played[k]) for k in range(JOKER)) \
+        + int(played[JOKER]) * rules.joker_penalty
+    assert play.can_play == (play.tiles > 0)
+    if rules.locked_jokers:  # K-JOKER-1: a frozen meld stays, or only its joker left it for its tile
+        for m in locked:
+            kept = [a for a in play.melds if a.tiles == m.tiles]
+            assert kept, str(m)
+    return play
+
+
+@pytest.mark.parametrize("name", sorted(VARIANTS))
+@settings(max_examples=3000)
+@given(position=table_positions(), objective=st.sampled_from(["value", "tiles"]))
+def test_k_play_1_table_solver_matches_reference(name, position, objective):
+    melds, rack = position
+    _check(melds, rack, VARIANTS[name], objective)
+
+
+@settings(max_examples=3000)
+@given(position=table_positions(wrap=True), objective=st.sampled_from(["value", "tiles"]))
+def test_k_var_wrap_runs_table_solver_matches_reference(position, objective):
+    melds, rack = position
+    _check(melds, rack, VARIANTS["wrap_runs"], objective)
+
+
+@pytest.mark.parametrize(
+    ("table", "rack", "value", "played"),
+    [
+        # a run extended at both ends, a joker moved to make room (K-JOKER-2)
+        ("R1 R2 R3; B5 B6 J(B7)", "R4 B7 Y9", 11, "R4 B7"),
+        # two jokers may share a run, but a group of three holds one (K-MELD-2)
+        ("R3 R4 J(R5); R5 B5 J(K5)", "K5", 5, "K5"),
+        # both melds grow: R6 ends the run, Y5 completes the group
+        ("R3 R4 R5; R5 B5 K5", "Y5 R6", 11, "Y5 R6"),
+        # nothing fits: the table stays as it is
+        ("R1 R2 R3", "Y9", 0, ""),
+        # a rack joker placed is worth the joker penalty (K-END-1)
+        ("R1 R2 R3", "J", 30, "J"),
+    ],
+)
+def test_k_play_1_worked_positions(table, rack, value, played):
+    play = sim.table_play(rack, table)
+    assert play.value == value
+    assert str(play.played) == played
+
+
+def test_k_joker_1_locked_joker_freed_only_by_its_tile():
+    locked = RUMMIKUB.replace(locked_jokers=True)
+    # the joker stands for R4: R4 frees it, and it must go into another meld that turn
+    play = sim.table_play("R4 K9 K10", "R3 J(R4) R5; B9 B10 B11", locked)
+    assert "R3 R4 R5" in [str(m) for m in play.melds]
+    assert play.value == 23
+    # without its exact tile the frozen meld is not touched, not even extended
+    play = sim.table_play("R6", "R3 J(R4) R5", locked)
+    assert play.value == 0
+    assert sim.table_play("R6", "R3 J(R4) R5").value == 6
+
+
+def test_tiles_objective_places_the_most_tiles():
+    # value: Y1 Y3 around the table's Y2 (4 points, 2 tiles); tiles: B1 K1 Y1 (3 tiles)
+    value = sim.table_play("B1 K1 Y1 R3 Y3 Y8", "R2 B2 K2 Y2", objective="value")
+    tiles = sim.table_play("B1 K1 Y1 R3 Y3 Y8", "R2 B2 K2 Y2", objective="tiles")
+    assert (value.value, value.tiles, str(value.played)) == (4, 2, "Y1 Y3")
+    assert (tiles.value, tiles.tiles, str(tiles.played)) == (3, 3, "B1 K1 Y1")
+
+
+@pytest.mark.parametrize(
+    ("table", "rack", "message"),
+    [
+        ("R1 R2", "R3", "table meld 1 (R1 R2) is not valid"),
+        ("R1 R2 R4", "R3", "2 is not followed by 4 in a run (T-MELD-1)"),
+        ("R1 R2 R3; R1 R2 R3", "R1", "R1 appears 3 times"),
+        ("R5 B5 J(K5); R7 R8 J(R9)", "J", "3 jokers"),
+    ],
+)
+def test_bad_tables_are_named(table, rack, message):
+    with pytest.raises(NotationError, match=re.escape(message)):
+        sim.table_play(rack, table)
+
+
+def test_k_meld_2_a_group_of_four_may_hold_two_jokers():
+    # only a group of three is limited to one joker: R9 extends the run, the group stands
+    play = sim.table_play("R9", "R1 R2 R3; B5 K5 J(Y5) J(R5); R6 R7 R8")
+    assert (play.value, str(play.played)) == (9, "R9")
+    assert "R6 R7 R8 R9" in [str(m) for m in play.melds]
+
+
+def test_bad_objective_and_family():
+    with pytest.raises(RulesError, match="objective"):
+        sim.table_play("R1", "R2 R3 R4", objective="points")
+    with pytest.raises(RulesError, match="Rummikub"):
+        sim.table_play("R1", "R2 R3 R4", "rummy101")
+
+
+def test_solver_finds_a_table_that_was_scattered():
+    """A full table of 40 tiles, rebuilt with two jokers and three rack tiles: the answer
+    is valid and keeps every tile (a size the reference cannot reach)."""
+    table = ("R1 R2 R3 R4; B1 K1 Y1; R5 B5 K5 Y5; B2 B3 B4; K2 K3 K4 J(K5); Y2 Y3 Y4; "
+             "R6 R7 R8; B6 B7 B8; K6 K7 K8; Y6 Y7 J(Y8); R9 B9 K9 Y9; R10 R11 R12 R13")
+    play = sim.table_play("Y5 K9 Y10 B13", table)
+    assert play.tiles >= 2
+    melds = [parse_meld(m) for m in table.split(";")]
+    after = np.array(meld_counts(list(play.melds)))
+    assert (after == np.array(meld_counts(melds)) + np.array(play.played.counts)).all()
+    assert all(check_meld(m, RUMMIKUB) is None for m in play.melds)
+
+
+@settings(max_examples=400)
+@given(position=big_table_positions())
+def test_k_play_1_large_tables_hold_and_beat_new_melds_alone(position):
+    """Tables of 10 to 70 tiles, beyond the reference: the arrangement is valid, holds every
+    tile, passes the referee, and places at least the best new melds the rack alone could
+    lay beside the table as it stands (a play that is always legal after opening)."""
+    melds, rack = position
+    play = sim.table_play(Rack(tuple(rack)), melds)
+    after = np.array(meld_counts(list(play.melds)))
+    assert (after == np.array(meld_counts(melds)) + np.array(play.played.counts)).all()
+    assert all(check_meld(m, RUMMIKUB) is None for m in play.melds)
+    alone = sim.best_opening(Rack(tuple(rack)), RUMMIKUB)
+    assert play.value >= alone.value
+    if play.can_play:
+        assert check_table_play(melds, _rack_counter(rack), list(play.melds), RUMMIKUB) == []
+
+
+def test_to_dict_is_json():
+    play = sim.table_play("R4", "R1 R2 R3")
+    data = json.loads(json.dumps(play.to_dict()))
+    assert data == {"value": 4, "tiles": 1, "played": "R4", "melds": ["R1 R2 R3 R4"], "can_play": True,
+                    "objective": "value"}
+
+
+# --- the referee's turn checks (sim.games.rummikub.referee) ---------------------------------
+
+
+def _rack_counter(rack):
+    return Counter(str(Rack(tuple(rack))).split())
+
+
+@pytest.mark.parametrize("name", ["standard", "locked_jokers", "wrap_runs"])
+@settings(max_examples=150)
+@given(position=table_positions())
+def test_k_play_1_every_solver_play_passes_the_referee(name, position):
+    melds, rack = position
+    rules = VARIANTS[name]
+    play = sim.table_play(Rack(tuple(rack)), melds, rules)
+    found = check_table_play(melds, _rack_counter(rack), list(play.melds), rules)
+    if play.can_play:
+        assert found == [], found
+    else:
+        assert found == ["no rack tile was placed (K-PLAY-1: draw, or pass with the pool empty)"]
+
+
+def test_k_play_1_referee_names_each_fault():
+    before = [parse_meld("R1 R2 R3"), parse_meld("B5 B6 J(B7)")]
+    rack = Counter(["R4", "B7", "Y9"])
+
+    def faults(after, rules=RUMMIKUB):
+        return check_table_play(before, rack, [parse_meld(m) for m in after], rules)
+
+    assert faults(["R1 R2 R3 R4 J(R5)", "B5 B6 B7"]) == []
+    assert faults(["R1 R2 R3 R4", "B5 B6 J(B8)"]) == [
+        "table meld B5 B6 J(B8) is not valid: 6 is not followed by 8 in a run (T-MELD-1) (K-MELD-1/2)"]
+    assert any("tiles left the table: J" in f for f in faults(["R1 R2 R3 R4", "B5 B6 B7"]))
+    assert any("does not hold: K7 K8 K9" in f for f in faults(["R1 R2 R3 R4", "B5 B6 J(B7)", "K7 K8 K9"]))
+    assert any("no rack tile" in f for f in faults(["R1 R2 R3", "B5 B6 J(B7)"]))
+    locked = RUMMIKUB.replace(locked_jokers=True)
+    # B7 frees the locked joker by the exact tile (K-JOKER-1), and it goes into another meld
+    assert faults(["R1 R2 R3 R4 J(R5)", "B5 B6 B7"], locked) == []
+    assert any("tiles left the table: J" in f for f in faults(["R1 R2 R3 R4", "B5 B6 B7"], locked))
+    # moving the joker inside its locked meld is a change to that meld
+    assert faults(["R1 R2 R3", "J(B4) B5 B6 B7"]) == []
+    assert any("locked meld B5 B6 J(B7) was changed" in f for f in faults(["R1 R2 R3", "J(B4) B5 B6 B7"], locked))
+
+
+def test_k_open_1_referee_checks_the_bar_and_the_rack():
+    rack = Counter(["R10", "R11", "R12", "B3", "K3", "Y3", "J"])
+    rules = RUMMIKUB
+    assert check_opening(rack, [parse_meld("R10 R11 R12")], 30, rules) == []
+    assert any("below the bar of 50" in f for f in check_opening(rack, [parse_meld("R10 R11 R12")], 50, rules))
+    # K-OPEN-2: the joker counts as the tile it stands for
+    assert check_opening(rack, [parse_meld("R10 R11 R12 J(R13)")], 46, rules) == []
+    assert any("does not hold: B4" in f for f in check_opening(rack, [parse_meld("B3 B4 B5")], 0, rules))
+
+
+def test_solver_grows_its_memory_for_a_large_position():
+    """A solver remembering few positions grows and finds the same play (no lost answer,
+    no exponential search when a position needs more memory)."""
+    from sim.games.rummikub.tableplay import Solver, read_table, table_counts
+
+    table = ("R1 R2 R3 R4; B1 K1 Y1; R5 B5 K5 Y5; B2 B3 B4; K2 K3 K4 J(K5); Y2 Y3 Y4; "
+             "R6 R7 R8; B6 B7 B8; K6 K7 K8; Y6 Y7 J(Y8); R9 B9 K9 Y9; R10 R11 R12 R13")
+    counts = table_counts(read_table(table, RUMMIKUB))
+    rack = np.array(sim.parse_rack("Y5 K9 Y10 B13 R1 B6").counts, dtype=np.int64)
+    small, default = Solver(memo_bits=4), Solver()
+    assert small.run(counts, rack, RUMMIKUB, 0) == default.run(counts, rack, RUMMIKUB, 0)
+    assert small.memo_bits > 4
