@@ -53,7 +53,7 @@ def format_summary(summary: dict) -> list[str]:
         lines.append("")
         lines.append(f"{variant_name(v['variant'])}: {v['rounds']:,} rounds, {v['mean_turns']:.1f} turns and "
                      f"{v['mean_pool_left']:.1f} pool tiles left on average")
-        lines.append("  finish: " + "  ".join(f"{k} {x:.1%}" for k, x in v["finish"].items())
+        lines.append("  finish: " + "  ".join(f"{k} {x:.2%}" for k, x in v["finish"].items())
                      + f"   shared wins {v['shared_wins']:.1%}")
         by_turn = "".join(f"{'by t' + str(t):>8}" for t in OPENED_BY)
         lines.append(f"  {'seat':<10}{'wins':>8}{'opened':>8}{by_turn}{'mean score':>12}{'rack left':>11}")
