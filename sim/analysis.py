@@ -1,4 +1,5 @@
-"""Answers from the datasets: opening, thresholds, penalties and variant comparisons.
+"""Answers from the datasets of any family: opening, thresholds, penalties, seats and
+variant comparisons.
 
 Every function takes a :class:`Dataset` (a run or sweep directory, see
 :func:`open_dataset`) or deal-stats files, works on polars lazy scans and returns a
@@ -28,7 +29,12 @@ from sim.store import read_metadata
 MAKE_DATA = ("Make data with `sim run --out DIR` or `sim sweep --grid FIELD=V1,V2 --out DIR`; "
              "`make notebook-data` writes the notebooks' small defaults (data/notebooks, about two minutes) "
              "and `make reference-report` the full reference data (data/reference, about 45 minutes).")
-SETTINGS = ("players", "threshold_mode", "open_points", "open_pairs", "button_jokers", "starter_may_open")
+# The rules columns of a rounds table (Rummy 101's, then Rummikub's K-VAR fields), copied
+# onto the players rows where present.
+SETTINGS = ("players", "threshold_mode", "open_points", "open_pairs", "button_jokers", "starter_may_open",
+            "joker_penalty", "wrap_runs", "locked_jokers", "easing_open", "last_call")
+# Round facts copied onto the players rows where present.
+ROUND_FACTS = ("stock_left", "pool_left", "table_tiles")
 
 
 @dataclass(frozen=True)
@@ -49,6 +55,11 @@ class Dataset:
     @property
     def variants(self) -> list[dict]:
         return self.manifest["variants"]
+
+    @property
+    def family(self) -> str:
+        """The rule family of the dataset's rounds (``rummy101``, ``rummikub``)."""
+        return self.manifest.get("family") or self.variants[0]["rules"]["family"]
 
     def rules(self) -> list[Rules]:
         return [Rules.from_dict(v["rules"]) for v in self.variants]
@@ -89,7 +100,7 @@ def open_dataset(path: str | Path) -> Dataset:
     players = pl.scan_parquet(str(path / "players" / "**" / "*.parquet"), hive_partitioning=True)
     present = rounds.collect_schema().names()
     round_cols = ["round_id", *keys, "finish", "winner_seat", pl.col("turns").alias("round_turns"),
-                  "stock_left", *[c for c in SETTINGS if c not in keys and c in present]]
+                  *[c for c in (*ROUND_FACTS, *SETTINGS) if c not in keys and c in present]]
     players = players.join(rounds.select(round_cols), on=["round_id", *keys], how="left")
     return Dataset(path, manifest, keys, rounds, players)
 
@@ -359,13 +370,32 @@ def penalty_distribution(ds: Dataset, by: Sequence[str] | None = None) -> pl.Dat
     return _shares(df)
 
 
+def penalty_values(ds: Dataset, by: Sequence[str] | None = None) -> pl.DataFrame:
+    """How much the players who did not win lose (minus their score), every family.
+
+    Columns: ``*by``, ``penalty`` (points), ``k`` (players losing exactly that), ``n``
+    (players who did not win), ``share``, ``ci_low``, ``ci_high``.
+    """
+    group = _by(ds, by, ("players",))
+    won = (pl.col("winner_seat") == pl.col("seat")).fill_null(False)
+    df = (ds.players.filter(~won)
+          .group_by(*group, (-pl.col("score")).alias("penalty")).agg(pl.len().alias("k"))
+          .with_columns(pl.col("k").sum().over(group or pl.lit(1)).alias("n"))
+          .sort(*group, "penalty").collect())
+    return _shares(df)
+
+
 def finish_rates(ds: Dataset, by: Sequence[str] | None = None) -> pl.DataFrame:
-    """How rounds end: normal, joker, one-turn finishes and stock exhaustion (T-FIN, T-END-1).
+    """How rounds end, every finish of the family: Rummy 101 normal, joker, one-turn
+    finishes and stock exhaustion (T-FIN, T-END-1); Rummikub out, blocked, last call
+    (K-END-1, K-END-2).
 
     Columns: ``*by``, ``finish``, ``k``, ``n`` (rounds), ``share``, ``ci_low``, ``ci_high``.
     """
+    from sim.games import family
+
     group = _by(ds, by, ("players",))
-    finishes = pl.DataFrame({"finish": ["normal", "joker", "one_turn", "one_turn_joker", "stock_out"]})
+    finishes = pl.DataFrame({"finish": list(family(ds.family).finishes)})
     counts = (ds.rounds.group_by(*group, pl.col("finish").cast(pl.String)).agg(pl.len().alias("k"))
               .collect())
     totals = counts.group_by(group).agg(pl.col("k").sum().alias("n")) if group else \
@@ -392,35 +422,68 @@ def winner_gain(ds: Dataset, by: Sequence[str] | None = None) -> pl.DataFrame:
     return _means(df)
 
 
+def win_shares(ds: Dataset, by: Sequence[str] | None = None) -> pl.DataFrame:
+    """Seat advantage: the share of rounds each seat wins alone (a win shared by tied racks,
+    K-END-2, and a round without a winner, T-END-1, count for no seat).
+
+    Columns: ``*by``, ``seat``, ``k`` (rounds won), ``n`` (rounds), ``share``, ``ci_low``,
+    ``ci_high``. Default ``by``: the variant columns and ``players``.
+    """
+    group = [*_by(ds, by, ("players",)), "seat"]
+    won = (pl.col("winner_seat") == pl.col("seat")).fill_null(False)
+    df = ds.players.group_by(*group).agg(won.sum().alias("k"), pl.len().alias("n")).sort(*group).collect()
+    return _shares(df)
+
+
 # --- comparing variants ------------------------------------------------------------------------
 
+# The metrics of every family, then each family's own (finish columns of its rounds).
 ROUND_METRICS = {
     "turns": "turns per round",
-    "stock_out": "share of rounds ending with the stock exhausted",
-    "joker_finish": "share of rounds won by a joker finish",
     "opened_by_3": "share of players opened by their own 3rd turn",
     "never_opened": "share of players never opening",
-    "mean_penalty": "mean penalty of the players who did not win",
+    "mean_penalty": "mean penalty of the players who did not win (minus their score)",
     "seat0_score": "score of the starting seat",
-    "winner_gain": "the winner's gain (0 after a stock-out)",
+    "seat0_win": "share of rounds the starting seat wins alone",
+    "winner_gain": "the winner's gain (0 when no player wins alone)",
 }
+FAMILY_METRICS = {
+    "rummy101": {
+        "stock_out": ("share of rounds ending with the stock exhausted", ["stock_out"]),
+        "joker_finish": ("share of rounds won by a joker finish", ["joker", "one_turn_joker"]),
+    },
+    "rummikub": {
+        "pool_empty": ("share of rounds ending with the pool empty (blocked or last call, K-END-2)",
+                       ["blocked", "last_call"]),
+    },
+}
+for _own in FAMILY_METRICS.values():
+    ROUND_METRICS.update({name: text for name, (text, _) in _own.items()})
+
+
+def metrics_of(ds: Dataset) -> list[str]:
+    """The metrics :func:`compare_variants` can give for ``ds``: every family's and its own."""
+    own = FAMILY_METRICS.get(ds.family, {})
+    shared = [m for m in ROUND_METRICS if not any(m in f for f in FAMILY_METRICS.values())]
+    return shared + list(own)
 
 
 def round_metrics(ds: Dataset) -> pl.LazyFrame:
-    """One row per round and variant with the metrics of :data:`ROUND_METRICS`."""
+    """One row per round and variant with the metrics of :func:`metrics_of`."""
     won = (pl.col("winner_seat") == pl.col("seat")).fill_null(False)
     per_round = ds.players.group_by("round_id", *ds.keys).agg(
         ((pl.col("open_turn") <= 3).fill_null(False)).mean().alias("opened_by_3"),
         (~pl.col("opened")).mean().alias("never_opened"),
         (-pl.col("score")).filter(~won).mean().alias("mean_penalty"),
         pl.col("score").filter(pl.col("seat") == 0).first().alias("seat0_score"),
+        (pl.col("winner_seat") == 0).fill_null(False).first().cast(pl.Float64).alias("seat0_win"),
         pl.col("score").filter(won).first().fill_null(0).alias("winner_gain"),
     )
+    finish = pl.col("finish").cast(pl.String)
+    own = FAMILY_METRICS.get(ds.family, {})
     rounds = ds.rounds.select(
         "round_id", *ds.keys, pl.col("turns").cast(pl.Float64),
-        (pl.col("finish").cast(pl.String) == "stock_out").cast(pl.Float64).alias("stock_out"),
-        pl.col("finish").cast(pl.String).is_in(["joker", "one_turn_joker"]).cast(pl.Float64)
-        .alias("joker_finish"))
+        *[finish.is_in(kinds).cast(pl.Float64).alias(name) for name, (_, kinds) in own.items()])
     return rounds.join(per_round, on=["round_id", *ds.keys])
 
 
@@ -442,10 +505,11 @@ def compare_variants(ds: Dataset, baseline: dict, metrics: Sequence[str] | None 
     ``value``, ``diff``, ``ci_low``, ``ci_high`` (paired 95% interval of the difference),
     ``unpaired_half_width``.
     """
-    metrics = list(metrics or ROUND_METRICS)
-    unknown = [m for m in metrics if m not in ROUND_METRICS]
+    known = metrics_of(ds)
+    metrics = list(metrics or known)
+    unknown = [m for m in metrics if m not in known]
     if unknown:
-        raise DatasetError(f"unknown metric {unknown[0]!r}; metrics: {', '.join(ROUND_METRICS)}")
+        raise DatasetError(f"unknown metric {unknown[0]!r} for {ds.family} rounds; metrics: {', '.join(known)}")
     if not ds.keys:
         raise DatasetError(f"{ds.path} is a single run: comparing variants needs a sweep, e.g. `sim sweep "
                            f"--grid threshold_mode=fixed,increasing --rounds 20000 --out DIR`")

@@ -425,7 +425,8 @@ def report(
     data: Annotated[list[Path], typer.Option(
         "--data", "-d", help="A run or sweep directory, or a deal-stats .parquet file (repeatable).")],
     out: Annotated[Path, typer.Option("--out", "-o", help="Report directory, e.g. reports/NAME.")],
-    title: Annotated[str, typer.Option("--title", help="The report's title.")] = "Rummy 101 balancing report",
+    title: Annotated[str | None, typer.Option(
+        "--title", help="The report's title [default: '<family> balancing report', by the data].")] = None,
     notes: Annotated[Path | None, typer.Option(
         "--notes", help="A Markdown file of commentary to place after the key numbers.")] = None,
     baseline: Annotated[list[str] | None, typer.Option(

@@ -26,7 +26,7 @@ STYLE = {
 SEAT_COLOURS = ("#1b6ca8", "#d1495b", "#edae49", "#00798c")
 OUTCOMES = ("won", "lost, opened with melds", "lost, opened with pairs", "lost, never opened")
 OUTCOME_COLOURS = ("#2a9d8f", "#8ab17d", "#e9c46a", "#e76f51")
-PERCENT_METRICS = ("opened_by_3", "stock_out", "never_opened", "joker_finish")
+PERCENT_METRICS = ("opened_by_3", "stock_out", "never_opened", "joker_finish", "pool_empty", "seat0_win")
 
 
 def variant_label(combo: dict) -> str:
@@ -94,6 +94,25 @@ def opening_value_cdf(vals: pl.DataFrame, combos: list[dict]):
     ax.set_xlim(98, 170)
     ax.set_ylim(0, 100)
     ax.set_title("How big are melds openings? (cumulative, 95% bands)")
+    ax.legend(fontsize=8)
+    return fig
+
+
+def cumulative(df: pl.DataFrame, value: str, combos: list[dict], xlabel: str, ylabel: str, title: str):
+    """Cumulative distributions of ``value`` (rows with ``k`` of ``n``), a line per variant
+    of ``combos``, with 95% Wilson bands."""
+    fig, ax = plt.subplots()
+    for combo in combos:
+        s = select(df, combo).sort(value)
+        k = s["k"].cum_sum().to_numpy()
+        n = s["n"].to_numpy()
+        lo, hi = wilson_interval(k, n)
+        ax.step(s[value], 100 * k / n, where="post", label=variant_label(combo), lw=1.3)
+        ax.fill_between(s[value], 100 * lo, 100 * hi, step="post", alpha=0.2)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.set_ylim(0, 100)
+    ax.set_title(title)
     ax.legend(fontsize=8)
     return fig
 

@@ -2,9 +2,11 @@
 provenance of every dataset and the commands to reproduce it, as Markdown and HTML.
 
 ``build_report(sources, out)`` reads run and sweep directories (``sim run``,
-``sim sweep``) and ``sim deal-stats`` files; the sections follow what the data vary:
-player counts, threshold modes, the joker button, an ``open_points`` sweep. The same
-data give byte-identical figures and text.
+``sim sweep``) and ``sim deal-stats`` files. Each dataset's sections and key numbers are
+its family's (``Family.report_sections``, ``Family.headlines``: Rummy 101's in
+:mod:`sim.games.rummy101.report`, Rummikub's in :mod:`sim.games.rummikub.report`), built
+from the helpers here; they follow what the data vary. The same data give byte-identical
+figures and text.
 """
 
 from __future__ import annotations
@@ -26,8 +28,7 @@ import polars as pl
 from sim import analysis as A
 from sim import plots
 from sim.errors import DatasetError
-from sim.plots import select as _where
-from sim.plots import variant_label as _label
+from sim.games import family
 from sim.plots import variants as _combos
 from sim.store import read_metadata
 
@@ -117,202 +118,6 @@ def _deal_section(rep: Report, files: list[Path]) -> None:
               {"mean_value": ".1f", "racks": ","})
 
 
-def _glance(rep: Report, ds: A.Dataset) -> None:
-    keys = list(ds.keys)
-    length = A.round_length(ds)
-    fin = A.finish_rates(ds)
-    never = A.never_opened(ds)
-    pen = A.penalties(ds)
-    gain = A.winner_gain(ds)
-    rows = []
-    for combo in _combos(length, keys):
-        r = _where(length, combo).row(0, named=True)
-        so = _where(fin, combo).filter(pl.col("finish") == "stock_out").row(0, named=True)
-        jk = _where(fin, combo).filter(pl.col("finish").is_in(["joker", "one_turn_joker"]))
-        nv = _where(never, combo).row(0, named=True)
-        pe = _where(pen, combo).row(0, named=True)
-        gn = _where(gain, combo)
-        rows.append({
-            "variant": _label(combo), "rounds": r["n"],
-            "turns": f"{r['mean']:.1f} {_ci(r['ci_low'], r['ci_high'], False)}",
-            "stock out": f"{_pct(so['share'])} {_ci(so['ci_low'], so['ci_high'])}",
-            "joker finish": _pct(jk["k"].sum() / r["n"]),
-            "never open": f"{_pct(nv['share'])} {_ci(nv['ci_low'], nv['ci_high'])}",
-            "mean penalty": f"{pe['mean']:.1f} {_ci(pe['ci_low'], pe['ci_high'], False)}",
-            "winner gain": f"{gn['mean'].item():.1f}" if gn.height else "–",
-        })
-    rep.add("### The variants at a glance", "",
-            "Turns per round (all seats), rounds ending with the stock exhausted (T-END-1), rounds "
-            "won by throwing a joker (T-FIN-2), players who never open, the mean penalty of the "
-            "players who did not win (minus their score, T-SCORE-2/3) and the winner's mean gain "
-            "(T-SCORE-1). Brackets: 95% intervals.", "")
-    rep.table(pl.DataFrame(rows), {"rounds": ","})
-
-
-def _opening_figures(rep: Report, ds: A.Dataset, prefer: dict) -> None:
-    keys = list(ds.keys)
-    base = _baseline(ds, prefer)
-    obt = A.opened_by_turn(ds, max_turn=10, by=[*keys, "players"] if "players" not in keys else keys)
-    others = {k: v for k, v in base.items() if k != "players"}
-    rep.add("### When do players open?", "",
-            "The share of players who have opened by their own *t*-th turn (1 = their first turn; "
-            "seat 0 starts with 22 tiles and no draw, T-SET-2), by seat, with 95% Wilson bands"
-            + (f", for {_label(others)}" if others else "") + ".", "")
-    rep.figure(plots.opened_by_turn(obt, others), "opened-by-turn",
-               "Share of players opened by their own turn, by seat.")
-    wide = []
-    for combo in _combos(obt, [*keys, "players"] if "players" not in keys else keys):
-        sub = _where(obt, combo)
-        for seat in range(combo["players"]):
-            s = sub.filter(pl.col("seat") == seat)
-            row = {"variant": _label(combo), "seat": seat}
-            for t in (1, 3, 5):
-                r = s.filter(pl.col("turn") == t).row(0, named=True)
-                row[f"by turn {t}"] = f"{_pct(r['share'])} {_ci(r['ci_low'], r['ci_high'])}"
-            wide.append(row)
-    rep.add("Opened by the 1st, 3rd and 5th own turn, every variant and seat:", "")
-    rep.table(pl.DataFrame(wide))
-    kinds = A.opening_kinds(ds)
-    took = A.discard_openings(ds)
-    rows = []
-    for combo in _combos(kinds, keys):
-        k = _where(kinds, combo)
-        t = _where(took, combo)
-        get = dict(zip(k["open_kind"], k["share"], strict=True))
-        tk = dict(zip(t["open_kind"], t["share"], strict=True))
-        rows.append({"variant": _label(combo), "melds": _pct(get.get("melds", 0)),
-                     "pairs": _pct(get.get("pairs", 0)), "never": _pct(get.get("never", 0)),
-                     "melds openings with the discard": _pct(tk.get("melds", 0)),
-                     "pairs openings with the discard": _pct(tk.get("pairs", 0))})
-    rep.add("How players open (T-OPEN-1, T-OPEN-2), and how many openings take the previous "
-            "player's discard into the opening (T-TAKE-2):", "")
-    rep.table(pl.DataFrame(rows))
-    vals = A.opening_values(ds, "melds", by=keys)
-    rep.figure(plots.opening_value_cdf(vals, _shown(vals, keys, base)), "opening-values",
-               "Cumulative distribution of the points laid down in melds openings.")
-
-def _threshold_section(rep: Report, ds: A.Dataset, prefer: dict) -> None:
-    keys = list(ds.keys)
-    order = A.threshold_by_order(ds, by=[*keys, "threshold_mode"] if "threshold_mode" not in keys else keys)
-    inc = order.filter(pl.col("threshold_mode") == "increasing")
-    if inc.height:
-        rep.add("### Increasing thresholds", "",
-                "In increasing mode each melds opening must beat the previous one (T-THR-2). The "
-                "requirement in force for the 1st, 2nd, 3rd... melds opener of a round, with the "
-                "value actually laid down (means, 95% intervals):", "")
-        inc = inc.with_columns(pl.format("{} [{}, {}]", pl.col("mean").round(1), pl.col("ci_low").round(1),
-                                         pl.col("ci_high").round(1)).alias("threshold in force"))
-        cols = [c for c in keys if c != "threshold_mode"]
-        rep.table(inc.select(*cols, "open_order", "n", "threshold in force", pl.col("mean_value").round(1)),
-                  {"n": ","})
-        fig = plots.threshold_by_order(
-            inc, _shown(inc, cols, {k: v for k, v in _baseline(ds, prefer).items() if k in cols}, vary="players"))
-        rep.figure(fig, "threshold-by-order", "The bar each melds opener faces in increasing mode (T-THR-2), "
-                   "with 95% bands, and the mean value it lays down.")
-    if "open_points" in keys:
-        curve = A.threshold_curve(ds, turn=3)
-        rest = [k for k in keys if k != "open_points"]
-        fig = plots.threshold_curve(curve, rest)
-        rep.add("### The opening threshold", "",
-                "Across the `open_points` sweep: the share of players opened by their own third turn "
-                "and the mean penalty of the players who did not win, as functions of the threshold.", "")
-        rep.figure(fig, "threshold-curve", "Opening by the third turn and penalties against the threshold.")
-        rep.table(curve.select(*rest, "open_points", "n",
-                               pl.format("{}% [{}, {}]", (pl.col("p_open") * 100).round(1),
-                                         (pl.col("p_ci_low") * 100).round(1),
-                                         (pl.col("p_ci_high") * 100).round(1)).alias("opened by turn 3"),
-                               pl.format("{} [{}, {}]", pl.col("mean_penalty").round(1),
-                                         pl.col("penalty_ci_low").round(1),
-                                         pl.col("penalty_ci_high").round(1)).alias("mean penalty")),
-                  {"n": ","})
-
-
-def _penalty_section(rep: Report, ds: A.Dataset, prefer: dict) -> None:
-    keys = list(ds.keys)
-    base = _baseline(ds, prefer)
-    rep.add("### Penalties", "",
-            "What the players who did not win lose, by how they opened: melds lose their rack, "
-            "pairs twice it, players who never opened 202 (T-SCORE-2); a joker finish doubles it, a "
-            "one-turn finish costs 404 (T-SCORE-3); a stock exhaustion charges every hand (T-END-1). "
-            "Means with 95% intervals.", "")
-    pen = A.penalties(ds, by=[*keys, "open_kind"])
-    pen = pen.with_columns(pl.col("open_kind").cast(pl.String).fill_null("never opened"))
-    rows = []
-    for combo in _combos(pen, keys):
-        row = {"variant": _label(combo)}
-        for kind in ("melds", "pairs", "never opened"):
-            s = _where(pen, combo).filter(pl.col("open_kind") == kind)
-            row[kind] = (f"{s['mean'].item():.1f} {_ci(s['ci_low'].item(), s['ci_high'].item(), False)}"
-                         if s.height else "–")
-        rows.append(row)
-    rep.table(pl.DataFrame(rows))
-    byfin = A.penalties(ds, by=[*keys, "finish"])
-    rows = []
-    for combo in _combos(byfin, keys):
-        row = {"variant": _label(combo)}
-        for fin in ("normal", "joker", "one_turn", "stock_out"):
-            s = _where(byfin, combo).filter(pl.col("finish").cast(pl.String) == fin)
-            row[fin] = f"{s['mean'].item():.1f}" if s.height else "–"
-        rows.append(row)
-    rep.add("Mean penalty by how the round ended:", "")
-    rep.table(pl.DataFrame(rows))
-    out = A.outcomes(ds, by=keys)
-    fig = plots.outcomes(out, _combos(out, keys))
-    rep.figure(fig, "outcomes", "Share of players who win, lose after a melds or a pairs opening, or lose "
-               "without opening (every variant; intervals below 0.5 points at these sample sizes).")
-    dist = A.penalty_distribution(ds, by=keys)
-    fig = plots.penalty_cdf(dist, _shown(dist, keys, base, vary="players", most=12))
-    rep.figure(fig, "penalties", "Cumulative distribution of the penalties of players who opened and lost: "
-               "a pairs opening doubles the rack's value (T-SCORE-2).")
-    sc = A.scores(ds, by=[*keys, "seat"] if "players" in keys else [*keys, "players", "seat"])
-    rep.add("Score by seat (mean with 95% interval, and quartiles):", "")
-    cols = [c for c in sc.columns if c in keys or c in ("players", "seat")]
-    rep.table(sc.select(*cols, "n", pl.format("{} [{}, {}]", pl.col("mean").round(1), pl.col("ci_low").round(1),
-                                              pl.col("ci_high").round(1)).alias("mean score"),
-                        "q25", "median", "q75"), {"n": ","})
-
-
-REPORT_METRICS = ("opened_by_3", "never_opened", "stock_out", "mean_penalty", "seat0_score", "turns")
-FOREST_METRICS = ("opened_by_3", "stock_out", "mean_penalty", "turns")
-
-
-def _comparison_section(rep: Report, ds: A.Dataset, prefer: dict) -> None:
-    keys = list(ds.keys)
-    values = {k: list(dict.fromkeys(_typed(v["partition"][k]) for v in ds.variants)) for k in keys}
-    swept = [k for k in keys if len(values[k]) >= 2]
-    if not swept:
-        return
-    frames = []
-    for k in swept:
-        ref = _baseline(ds, prefer)[k]
-        c = A.compare_variants(ds, {k: ref}, REPORT_METRICS)
-        frames.append(c.with_columns(pl.lit(f"{k} vs {ref}").alias("field")))
-    comp = pl.concat(frames)
-    rep.add("### Paired comparisons", "",
-            "Each variant against the reference value of one swept field, the others held equal. The "
-            "rounds of a sweep share their shuffled tiles (common random numbers), so every round "
-            "gives a paired difference, and the interval of its mean is far tighter than that of two "
-            "independent means: the last column gives the paired half-width of the first metric "
-            "next to the unpaired one.", "")
-    fig = plots.paired_forest(comp, FOREST_METRICS)
-    rows = comp.select("field", "variant").unique(maintain_order=True)
-    rep.figure(fig, "paired-differences", "Paired differences of key metrics, each variant against the reference "
-               "value of one swept field (the others equal), with 95% intervals (often narrower than the dots).")
-    table = []
-    for r in rows.iter_rows(named=True):
-        sub = comp.filter((pl.col("field") == r["field"]) & (pl.col("variant") == r["variant"]))
-        row = {"compared": r["field"], "variant": r["variant"]}
-        for metric in REPORT_METRICS:
-            x = sub.filter(pl.col("metric") == metric).row(0, named=True)
-            row[metric] = f"{x['diff']:+.3f} [{x['ci_low']:+.3f}, {x['ci_high']:+.3f}]"
-        first = sub.filter(pl.col("metric") == REPORT_METRICS[0]).row(0, named=True)
-        row[f"{REPORT_METRICS[0]} ± paired / unpaired"] = (
-            f"{(first['ci_high'] - first['ci_low']) / 2:.4f} / {first['unpaired_half_width']:.4f}")
-        table.append(row)
-    rep.table(pl.DataFrame(table))
-    rep.add("Metrics: " + "; ".join(f"`{k}`: {A.ROUND_METRICS[k]}" for k in REPORT_METRICS) + ".", "")
-
-
 def _provenance_section(rep: Report, datasets: list[A.Dataset], deal_files: list[Path]) -> None:
     rep.add("## Rules, provenance and how to reproduce", "")
     for ds in datasets:
@@ -354,7 +159,7 @@ def _classify(sources: list[Path]) -> tuple[list[A.Dataset], list[Path]]:
     return datasets, deals
 
 
-def build_report(sources: list[str | Path], out: str | Path, title: str = "Rummy 101 balancing report",
+def build_report(sources: list[str | Path], out: str | Path, title: str | None = None,
                  command: str | None = None, notes: str | Path | None = None,
                  baseline: dict[str, str] | None = None) -> Path:
     """Write ``out/report.md``, ``out/report.html`` and ``out/figures/*.png``; returns the HTML path.
@@ -374,6 +179,9 @@ def build_report(sources: list[str | Path], out: str | Path, title: str = "Rummy
             raise DatasetError(f"--notes {notes}: {e.strerror or e}") from None
     if not datasets and not deals:
         raise DatasetError("no data: give --data with run or sweep directories or deal-stats files")
+    if title is None:  # the family of the data: deal-stats files are Rummy 101's unless told
+        titles = list(dict.fromkeys(family(ds.family).title for ds in datasets)) or ["Rummy 101"]
+        title = f"{' and '.join(titles)} balancing report"
     out.mkdir(parents=True, exist_ok=True)
     for old in (out / "figures").glob("*.png"):
         old.unlink()
@@ -392,11 +200,7 @@ def build_report(sources: list[str | Path], out: str | Path, title: str = "Rummy
             rep.add(f"## {ds.path.name}: {m['kind']} over {swept}", "",
                     f"{m['rounds']:,} rounds per variant, {len(ds.variants)} variant(s), seed {m['seed']}, "
                     f"bots: {', '.join(m['policies'])}.", "")
-            _glance(rep, ds)
-            _opening_figures(rep, ds, prefer)
-            _threshold_section(rep, ds, prefer)
-            _penalty_section(rep, ds, prefer)
-            _comparison_section(rep, ds, prefer)
+            family(ds.family).report_sections(rep, ds, prefer)
         _provenance_section(rep, datasets, deals)
         rep.add("To regenerate this report from the same data:", "", "```sh", command, "```", "")
     text = "\n".join(rep.lines) + "\n"
@@ -419,40 +223,7 @@ def _headlines(datasets: list[A.Dataset], deals: list[Path], prefer: dict) -> st
             lines.append(f"- A dealt rack of {r['rack_size']} tiles ({r['preset']}) can open at once in "
                          f"{_pct(r['share'], 2)} {_ci(r['ci_low'], r['ci_high'], digits=2)} of deals.")
     for ds in datasets:
-        base = _baseline(ds, prefer)
-        obt = _where(A.opened_by_turn(ds, max_turn=5), base)
-        fin = _where(A.finish_rates(ds), base)
-        so = fin.filter(pl.col("finish") == "stock_out").row(0, named=True)
-        seat0 = obt.filter((pl.col("seat") == 0) & (pl.col("turn") == 3)).row(0, named=True)
-        last = int(obt["seat"].max())
-        seatn = obt.filter((pl.col("seat") == last) & (pl.col("turn") == 3)).row(0, named=True)
-        lines.append(f"- {ds.path.name}, {_label(base)}: seat 0 has opened by its 3rd turn in "
-                     f"{_pct(seat0['share'])} {_ci(seat0['ci_low'], seat0['ci_high'])} of rounds, seat {last} in "
-                     f"{_pct(seatn['share'])} {_ci(seatn['ci_low'], seatn['ci_high'])}; "
-                     f"{_pct(so['share'])} {_ci(so['ci_low'], so['ci_high'])} of rounds end with the stock "
-                     "exhausted.")
-        for k in ds.keys:
-            levels = list(dict.fromkeys(_typed(v["partition"][k]) for v in ds.variants))
-            if len(levels) < 2:
-                continue
-            c = A.compare_variants(ds, {k: base[k]}, ["opened_by_3", "stock_out", "mean_penalty"])
-            for level in levels:
-                if level == base[k]:
-                    continue
-                row = {r["metric"]: r for r in c.filter(pl.col("variant") == _label({**base, k: level}))
-                       .iter_rows(named=True)}
-                if not row:
-                    continue
-
-                def pts(m: str, scale: float = 100.0, row=row) -> str:
-                    r = row[m]
-                    return (f"{scale * r['diff']:+.1f} [{scale * r['ci_low']:+.1f}, "
-                            f"{scale * r['ci_high']:+.1f}]")
-
-                lines.append(f"  - {_label({k: level})} instead of {_label({k: base[k]}).split('=')[1]}: "
-                             "players opened by their 3rd turn "
-                             f"{pts('opened_by_3')}, stock-outs {pts('stock_out')}, mean penalty "
-                             f"{pts('mean_penalty', 1.0)} points.")
+        lines += family(ds.family).headlines(ds, prefer)
     return "\n".join(lines)
 
 

@@ -16,8 +16,8 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
 
 @pytest.fixture(scope="session")
 def small_data(tmp_path_factory):
-    """A small sweep over players and threshold modes, an open_points sweep and a deal-stats
-    file, shared by the report and notebook tests."""
+    """A small sweep over players and threshold modes, an open_points sweep, a Rummikub sweep
+    over players and the bar, and a deal-stats file, shared by the report and notebook tests."""
     import sim
     from sim import dealstats, runner
 
@@ -28,6 +28,9 @@ def small_data(tmp_path_factory):
                jobs=1, progress=False)
     thresholds = runner.grid_variants(base, {"open_points": ["91", "111"]})
     runner.run(runner.RunSpec(thresholds, 150, 3, ("greedy",), 150, kind="sweep"), root / "thresholds",
+               jobs=1, progress=False)
+    rummikub = runner.grid_variants(sim.preset("rummikub"), {"players": ["2", "4"], "open_points": ["30", "50"]})
+    runner.run(runner.RunSpec(rummikub, 40, 3, ("greedy",), 40, kind="sweep"), root / "rummikub",
                jobs=1, progress=False)
     deal = dealstats.run_deal_stats(base, 22, 3000, seed=1, jobs=1, progress=False)
     dealstats.write(deal, root / "deal.parquet")

@@ -7,6 +7,7 @@ import pytest
 import sim
 from sim import analysis as A
 from sim import runner
+from sim.errors import DatasetError
 from tests import analysis_fixture
 
 
@@ -129,3 +130,21 @@ def test_missing_data_and_single_runs_say_what_to_do(tmp_path):
     runner.run(sim_run, run, jobs=1, progress=False)
     with pytest.raises(sim.DatasetError, match=r"single run: comparing variants needs a sweep.*sim sweep"):
         A.compare_variants(A.open_dataset(run), {"players": "2"})
+
+
+def test_rummikub_sweep_answers_with_its_own_finishes_and_metrics(small_data):
+    """The analysis helpers serve Rummikub datasets: finishes out/blocked/last_call, win
+    shares by seat, and the paired effect of the bar with Rummikub's metrics."""
+    ds = A.open_dataset(small_data / "rummikub")
+    assert ds.family == "rummikub"
+    fin = A.finish_rates(ds)
+    assert set(fin["finish"]) == {"out", "blocked", "last_call"}
+    assert fin.group_by("players", "open_points").agg(pl.col("share").sum())["share"].round(9).to_list() == [1.0] * 4
+    wins = A.win_shares(ds)
+    assert wins.filter(pl.col("players") == 2).group_by("open_points").agg(pl.col("share").sum())["share"].max() <= 1
+    assert "pool_empty" in A.metrics_of(ds) and "stock_out" not in A.metrics_of(ds)
+    comp = A.compare_variants(ds, {"open_points": 30}, ["opened_by_3", "pool_empty"])
+    bar50 = comp.filter(pl.col("metric") == "opened_by_3")
+    assert (bar50["diff"] < 0).all()  # a higher bar: fewer players opened by their third turn
+    with pytest.raises(DatasetError, match="stock_out"):
+        A.compare_variants(ds, {"open_points": 30}, ["stock_out"])

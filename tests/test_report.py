@@ -57,3 +57,17 @@ def test_cli_report_and_bad_sources(data, tmp_path):
     r = cli.invoke(app, ["report", "--data", str(bad), "--out", str(tmp_path / "d")])
     assert r.exit_code == 2 and "bad.parquet" in r.output
     assert not (tmp_path / "d").exists()
+
+
+def test_rummikub_report_has_its_own_sections(data, tmp_path):
+    """A Rummikub sweep gets the Rummikub sections (seat advantage, the house rule's paired
+    effect) and title, from the same report builder."""
+    page = build_report([data / "rummikub"], tmp_path / "k", command="sim report ...")
+    md = (tmp_path / "k" / "report.md").read_text()
+    assert md.startswith("# Rummikub balancing report")
+    for text in ("The variants at a glance", "When do players open?", "Seat advantage", "What losing costs",
+                 "What each house rule changes", "open_points=50", "pool_empty", '"family": "rummikub"'):
+        assert text in md, text
+    assert "stock" not in md.lower()  # no Rummy 101 wording
+    assert len(list((tmp_path / "k" / "figures").glob("*.png"))) == 3
+    assert page.exists()

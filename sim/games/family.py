@@ -110,6 +110,7 @@ class Family:
     tables: tuple[str, ...] = ("rounds", "players")  # the first has one row per unit
     id_column: str = "round_id"
     policies: tuple[str, ...] = ()  # bot names, the default first
+    finishes: tuple[str, ...] = ()  # how a round may end: the ``finish`` column's values
     kernel_modules: tuple[str, ...] = ()  # sim.jit: the modules its engine compiles, callees first
     metrics: tuple[Metric, ...] = ()
 
@@ -148,5 +149,14 @@ class Family:
         raise NotImplementedError
 
     def trace_json(self, rules: Rules, seed: int, unit_id: int, policies: list[str]) -> dict[str, Any]:
-        """One unit in the JSON trace format (README, "Traces for machines")."""
+        """One unit in the JSON trace format (README, "JSON traces")."""
+        raise NotImplementedError
+
+    def report_sections(self, rep, ds, prefer: dict) -> None:
+        """Add the family's sections on dataset ``ds`` to the report ``rep``
+        (:class:`sim.report.Report`); ``prefer``: the reference values of swept fields."""
+        raise NotImplementedError
+
+    def headlines(self, ds, prefer: dict) -> list[str]:
+        """The key numbers of dataset ``ds``, as Markdown list items."""
         raise NotImplementedError

@@ -39,6 +39,7 @@ class Rummikub(Family):
     name = "rummikub"
     title = "Rummikub"
     policies = POLICIES
+    finishes = FINISHES
     kernel_modules = ("sim.deal", "sim.solver.runs", "sim.solver.kernel", "sim.solver.layout",
                       "sim.games.rummikub.table", "sim.games.rummikub.engine")
     metrics = (
@@ -92,6 +93,16 @@ class Rummikub(Family):
         from sim.games.rummikub.trace import trace_json
 
         return trace_json(rules, seed, unit_id, policies)
+
+    def report_sections(self, rep, ds, prefer):
+        from sim.games.rummikub.report import report_sections
+
+        report_sections(rep, ds, prefer)
+
+    def headlines(self, ds, prefer):
+        from sim.games.rummikub.report import headlines
+
+        return headlines(ds, prefer)
 
 
 FAMILY = Rummikub()

@@ -25,6 +25,7 @@ class Rummy101(Family):
     name = "rummy101"
     title = "Rummy 101"
     policies = POLICIES
+    finishes = FINISHES
     kernel_modules = ("sim.deal", "sim.solver.runs", "sim.solver.kernel", "sim.solver.layout",
                       "sim.games.rummy101.core", "sim.games.rummy101.bots", "sim.games.rummy101.engine")
     metrics = (
@@ -77,6 +78,16 @@ class Rummy101(Family):
         from sim.games.rummy101.trace import trace_json
 
         return trace_json(rules, seed, unit_id, policies)
+
+    def report_sections(self, rep, ds, prefer):
+        from sim.games.rummy101.report import report_sections
+
+        report_sections(rep, ds, prefer)
+
+    def headlines(self, ds, prefer):
+        from sim.games.rummy101.report import headlines
+
+        return headlines(ds, prefer)
 
 
 FAMILY = Rummy101()
