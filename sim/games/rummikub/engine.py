@@ -52,13 +52,13 @@ LOW_POOL = 10  # ...until the pool is down to this many tiles
 
 # --- player state ------------------------------------------------------------------------
 (PS_POLICY, PS_TURNS, PS_OPEN_TURN, PS_OPEN_VALUE, PS_OPEN_THRESHOLD, PS_TILES_PLACED, PS_DRAWS,
- PS_RACK_TILES, PS_RACK_VALUE, PS_JOKERS_LEFT, PS_SCORE) = range(11)
-PS_LEN = 11
+ PS_RACK_TILES, PS_RACK_VALUE, PS_JOKERS_LEFT, PS_SCORE, PS_FAILED_AT, PS_DRAWN_SINCE) = range(13)
+PS_LEN = 13
 
 # --- round counters ------------------------------------------------------------------------
 (G_POOL, G_DECK, G_NTABLE, G_TURNS, G_FINISH, G_WINNER, G_WINNERS, G_PASSES, G_CALLS_LEFT,
- G_NEVENTS, G_ERROR, G_TRACE) = range(12)
-G_LEN = 12
+ G_NEVENTS, G_ERROR, G_TRACE, G_TABLE_CHANGES) = range(13)
+G_LEN = 13
 
 FINISH_OUT, FINISH_BLOCKED, FINISH_LAST_CALL = range(3)  # sim.games.rummikub.FINISHES
 SCORE_UNIT = 12  # scores are kept in twelfths: a gain shared by 2, 3 or 4 winners is exact (K-END-2)
@@ -199,6 +199,7 @@ def try_open(p, racks, table, ps, g, rp, S, space, rows, trace):
         if rack[k] < 0:
             g[G_ERROR] = ERR_BAD_MELD
     ps[p, PS_OPEN_TURN] = ps[p, PS_TURNS]
+    g[G_TABLE_CHANGES] += 1
     ps[p, PS_OPEN_VALUE] = value
     ps[p, PS_OPEN_THRESHOLD] = bar
     ps[p, PS_TILES_PLACED] += before - rack_tiles(rack)
@@ -213,13 +214,14 @@ def try_open(p, racks, table, ps, g, rp, S, space, rows, trace):
 # --- table play (K-PLAY-1, K-JOKER-1/2) --------------------------------------------------------
 
 
-@kernel(I1, I2, i64, I1, TABLE_SPACE, WORK, boolean)
-def best_play(rack, table, ntable, rp, ts, work, use_jokers):
+@kernel(I1, I2, i64, I1, TABLE_SPACE, WORK, boolean, i64)
+def best_play(rack, table, ntable, rp, ts, work, use_jokers, must):
     """The play placing the most rack value on ``table`` (a rack joker at the joker
     penalty, K-END-1): ``(weight, rows)``, the weight ``PRIMARY * value + tiles`` (0 for
     none, -2 when the solver's memory is too small), the rebuilt table in the ``rows``
     first rows of ``work``'s last array and the rack tiles placed in its sixth.
-    ``use_jokers`` False keeps the rack's jokers back.
+    ``use_jokers`` False keeps the rack's jokers back. ``must`` (a kind, or -1): only plays
+    placing that rack tile are sought (the caller knows no other play exists).
 
     With ``locked_jokers`` the melds holding a joker are set aside and stay as they are
     (K-VAR), except that each of their jokers may be freed by the exact tile it stands for,
@@ -248,10 +250,17 @@ def best_play(rack, table, ntable, rp, ts, work, use_jokers):
     best = np.int64(0)
     best_mask = -1
     best_n = 0
+    if must == JOKER and not use_jokers:
+        return best, 0
+    extra_must = np.int64(0)
     for mask in range(1 << spots):
         r[:] = rack
         if not use_jokers:
             r[JOKER] = 0
+        if must >= 0:  # the tile goes in like a table tile: placed, whatever else is
+            r[must] -= 1
+            loose[must] += 1
+            extra_must = PRIMARY * (rp[RP_JOKER_PENALTY] if must == JOKER else must % NUMBERS + 1) + 1
         freed = 0
         extra = np.int64(0)
         for s in range(spots):
@@ -266,9 +275,14 @@ def best_play(rack, table, ntable, rp, ts, work, use_jokers):
         if not ok:
             continue
         loose[JOKER] += freed
-        w, n = solve(loose, r, 0, rp[RP_JOKER_PENALTY], rp[RP_G3MAX], rp[RP_WRAP] == 1, mask == 0, ts,
-                     out, placed)
+        w, n = solve(loose, r, 0, rp[RP_JOKER_PENALTY], rp[RP_G3MAX], rp[RP_WRAP] == 1, mask == 0 and must < 0,
+                     ts, out, placed)
         loose[JOKER] -= freed
+        if must >= 0:
+            loose[must] -= 1
+            if w >= 0:
+                w += extra_must
+                placed[must] += 1
         if w == -2:
             return np.int64(-2), 0
         if w < 0 or n < 0:
@@ -305,12 +319,22 @@ def try_play(p, racks, table, ps, g, rp, ts, work, trace):
     best_placed, new_table = work[5], work[6]
     rack = racks[p]
     ntable = g[G_NTABLE]
-    w, n = best_play(rack, table, ntable, rp, ts, work, True)
+    # Nothing could be placed last turn and the table has not changed since: a play now
+    # must place the tile drawn since, which makes the search far shorter.
+    must = -1
+    if ps[p, PS_FAILED_AT] == g[G_TABLE_CHANGES] + 1 and rp[RP_LOCKED] == 0:
+        must = ps[p, PS_DRAWN_SINCE]
+        if must < 0:
+            return False  # nothing drawn either (the pool is empty): still nothing to place
+    w, n = best_play(rack, table, ntable, rp, ts, work, True, must)
+    if w == 0:
+        ps[p, PS_FAILED_AT] = g[G_TABLE_CHANGES] + 1
+        ps[p, PS_DRAWN_SINCE] = -1
     # careful: the whole play if it empties the rack or the pool runs low, else only a play
     # without jokers worth SMALL_PLAY at least
     if (w > 0 and ps[p, PS_POLICY] == POLICY_CAREFUL and rack_tiles(best_placed) < rack_tiles(rack)
             and g[G_DECK] - g[G_POOL] > LOW_POOL):
-        w, n = best_play(rack, table, ntable, rp, ts, work, False)
+        w, n = best_play(rack, table, ntable, rp, ts, work, False, must)
         if 0 <= w < SMALL_PLAY * PRIMARY:
             w = 0
     if w == -2:
@@ -326,6 +350,8 @@ def try_play(p, racks, table, ps, g, rp, ts, work, trace):
         g[G_ERROR] = ERR_NO_TABLE  # the engine checks itself: every table tile kept
     table[:n, :] = new_table[:n, :]
     g[G_NTABLE] = n
+    g[G_TABLE_CHANGES] += 1
+    ps[p, PS_FAILED_AT] = 0
     ps[p, PS_TILES_PLACED] += placed_tiles
     e = event(events, g, EV_PLAY, p, ps[p, PS_TURNS], -1, w // PRIMARY, 0, n)
     if e >= 0:
@@ -365,6 +391,10 @@ def play_turn(p, deck, racks, table, ps, g, rp, S, space, rows, ts, work, trace)
         g[G_POOL] += 1
         racks[p, tile] += 1
         ps[p, PS_DRAWS] += 1
+        if ps[p, PS_FAILED_AT] > 0 and ps[p, PS_DRAWN_SINCE] < 0:
+            ps[p, PS_DRAWN_SINCE] = tile  # the one tile a play next turn must place
+        else:
+            ps[p, PS_FAILED_AT] = 0
         event(events, g, EV_DRAW, p, turn, tile, 0, bar, 0)
         if g[G_POOL] == g[G_DECK] and rp[RP_LAST_CALL] == 1:
             g[G_CALLS_LEFT] = players  # last_call: one more turn each from the next player
