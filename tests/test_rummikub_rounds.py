@@ -33,8 +33,8 @@ VARIANTS = {
     "together": {"wrap_runs": True, "locked_jokers": True, "easing_open": True, "last_call": True,
                  "open_points": 50, "joker_penalty": 25},
 }
-ROUNDS = 12  # per variant, player count and bot mix: 6 x 3 x 2 x 12 + 2 x 3 x 2 x 4 = 480 rounds
-WRAP_ROUNDS = 4  # wrap-around runs make the table solver's positions harder: fewer rounds
+ROUNDS = 50  # per variant, player count and bot mix: 6 x 3 x 2 x 50 + 2 x 3 x 2 x 4 = 1,848 rounds
+WRAP_ROUNDS = 4  # wrap-around runs make the table solver's positions harder (some rounds take seconds)
 
 
 def traced(rules, seed, round_id, policies, deck=None):
