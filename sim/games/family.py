@@ -94,6 +94,14 @@ def common_stats(target: Target, tables: dict[str, pl.DataFrame]) -> np.ndarray 
     return mean_stats(values)
 
 
+def finish_stats(rounds: pl.DataFrame, finish: str) -> np.ndarray:
+    """(rounds ending as ``finish``, rounds, 0): the statistics of a finish share."""
+    import numpy as np
+    import polars as pl
+
+    return np.array([int((rounds["finish"].cast(pl.String) == finish).sum()), rounds.height, 0], dtype=float)
+
+
 def mean_stats(values: np.ndarray) -> np.ndarray:
     """(count, sum, sum of squares) of ``values``."""
     import numpy as np
@@ -102,7 +110,9 @@ def mean_stats(values: np.ndarray) -> np.ndarray:
 
 
 class Family:
-    """What a rule family supplies to the shared layers (override every method)."""
+    """What a rule family supplies to the shared layers: its names, bots, finishes,
+    kernels and metrics as attributes, and (by default) the functions of its package's
+    modules ``tables``, ``summary``, ``trace`` and ``report``."""
 
     name: str = ""  # Rules.family
     title: str = ""  # for people
@@ -126,37 +136,48 @@ class Family:
 
         prepare(self.workload, progress)
 
+    def _module(self, name: str):
+        """The family package's module ``name`` (``tables``, ``summary``, ``trace``,
+        ``report``), imported on first use: nothing of a family loads before it is used."""
+        import importlib
+
+        return importlib.import_module(f"{type(self).__module__}.{name}")
+
+    # What a family supplies, by convention a function of the same name in one of its
+    # package's modules (override a method to do otherwise).
+
     def chunk_tables(self, rules: Rules, seed: int, start: int, count: int, policies: list[str],
                      drop: tuple[str, ...] = ()) -> dict[str, pl.DataFrame]:
         """Play units ``start .. start+count-1`` and return every table, keyed by name;
-        columns named in ``drop`` (a sweep's partition) are left to the path."""
-        raise NotImplementedError
+        columns named in ``drop`` (a sweep's partition) are left to the path
+        (``<package>.tables.chunk_tables``)."""
+        return self._module("tables").chunk_tables(rules, seed, start, count, policies, drop)
 
     def summarise(self, tables: dict[str, pl.DataFrame], keys: list[str]) -> dict:
         """The summary of a whole dataset, per variant (``keys``: the swept fields)."""
-        raise NotImplementedError
+        return self._module("summary").summarise(tables, keys)
 
     def format_summary(self, summary: dict) -> list[str]:
         """The summary as lines a person reads."""
-        raise NotImplementedError
+        return self._module("summary").format_summary(summary)
 
     def chunk_stats(self, target: Target, tables: dict[str, pl.DataFrame]) -> np.ndarray:
         """Sufficient statistics of one chunk for an ``--until-ci`` target."""
-        raise NotImplementedError
+        return self._module("summary").chunk_stats(target, tables)
 
     def trace_text(self, rules: Rules, seed: int, unit_id: int, policies: list[str]) -> str:
         """One unit, every action with the rule that allows it and the referee's verdict."""
-        raise NotImplementedError
+        return self._module("trace").trace_text(rules, seed, unit_id, policies)
 
     def trace_json(self, rules: Rules, seed: int, unit_id: int, policies: list[str]) -> dict[str, Any]:
         """One unit in the JSON trace format (README, "JSON traces")."""
-        raise NotImplementedError
+        return self._module("trace").trace_json(rules, seed, unit_id, policies)
 
     def report_sections(self, rep, ds, prefer: dict) -> None:
         """Add the family's sections on dataset ``ds`` to the report ``rep``
         (:class:`sim.report.Report`); ``prefer``: the reference values of swept fields."""
-        raise NotImplementedError
+        self._module("report").report_sections(rep, ds, prefer)
 
     def headlines(self, ds, prefer: dict) -> list[str]:
         """The key numbers of dataset ``ds``, as Markdown list items."""
-        raise NotImplementedError
+        return self._module("report").headlines(ds, prefer)

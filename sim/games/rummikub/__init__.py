@@ -64,45 +64,5 @@ class Rummikub(Family):
 
         run_table()
 
-    def chunk_tables(self, rules, seed, start, count, policies, drop=()):
-        from sim.games.rummikub.tables import chunk_tables
-
-        return chunk_tables(rules, seed, start, count, policies, drop)
-
-    def summarise(self, tables, keys):
-        from sim.games.rummikub.summary import summarise
-
-        return summarise(tables, keys)
-
-    def format_summary(self, summary):
-        from sim.games.rummikub.summary import format_summary
-
-        return format_summary(summary)
-
-    def chunk_stats(self, target, tables):
-        from sim.games.rummikub.summary import chunk_stats
-
-        return chunk_stats(target, tables)
-
-    def trace_text(self, rules, seed, unit_id, policies):
-        from sim.games.rummikub.trace import trace_text
-
-        return trace_text(rules, seed, unit_id, policies)
-
-    def trace_json(self, rules, seed, unit_id, policies):
-        from sim.games.rummikub.trace import trace_json
-
-        return trace_json(rules, seed, unit_id, policies)
-
-    def report_sections(self, rep, ds, prefer):
-        from sim.games.rummikub.report import report_sections
-
-        report_sections(rep, ds, prefer)
-
-    def headlines(self, ds, prefer):
-        from sim.games.rummikub.report import headlines
-
-        return headlines(ds, prefer)
-
 
 FAMILY = Rummikub()

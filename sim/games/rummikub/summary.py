@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 
-from sim.games.family import common_stats, mean_stats, per_variant, variant_key, variant_name
+from sim.games.family import common_stats, finish_stats, mean_stats, per_variant, variant_key, variant_name
 from sim.precision import Target
 from sim.stats import mean_interval, share
 
@@ -75,7 +75,7 @@ def chunk_stats(target: Target, tables: dict[str, pl.DataFrame]) -> np.ndarray:
         return common
     rounds, players = tables["rounds"], tables["players"]
     if target.metric == "blocked":
-        return np.array([int((rounds["finish"].cast(pl.String) == "blocked").sum()), rounds.height, 0], float)
+        return finish_stats(rounds, "blocked")
     # mean_rack_value: the players who did not win alone
     lost = players.join(rounds.select("round_id", "winner_seat"), on="round_id")
     lost = lost.filter(lost["winner_seat"].is_null() | (lost["winner_seat"] != lost["seat"]))

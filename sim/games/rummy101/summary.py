@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 
-from sim.games.family import common_stats, mean_stats, per_variant, variant_key, variant_name
+from sim.games.family import common_stats, finish_stats, mean_stats, per_variant, variant_key, variant_name
 from sim.precision import Target
 from sim.stats import mean_interval, share
 
@@ -69,7 +69,7 @@ def chunk_stats(target: Target, tables: dict[str, pl.DataFrame]) -> np.ndarray:
         return common
     rounds, players = tables["rounds"], tables["players"]
     if target.metric == "stock_out":
-        return np.array([int((rounds["finish"].cast(pl.String) == "stock_out").sum()), rounds.height, 0], float)
+        return finish_stats(rounds, "stock_out")
     # mean_penalty
     won = players.join(rounds.select("round_id", "winner_seat"), on="round_id")
     won = won.filter(won["winner_seat"].is_null() | (won["winner_seat"] != won["seat"]))
