@@ -257,10 +257,6 @@ def best_play(rack, table, ntable, rp, ts, work, use_jokers, must):
         r[:] = rack
         if not use_jokers:
             r[JOKER] = 0
-        if must >= 0:  # the tile goes in like a table tile: placed, whatever else is
-            r[must] -= 1
-            loose[must] += 1
-            extra_must = PRIMARY * (rp[RP_JOKER_PENALTY] if must == JOKER else must % NUMBERS + 1) + 1
         freed = 0
         extra = np.int64(0)
         for s in range(spots):
@@ -274,6 +270,10 @@ def best_play(rack, table, ntable, rp, ts, work, use_jokers, must):
                 ok = False
         if not ok:
             continue
+        if must >= 0:  # the tile goes in like a table tile: placed, whatever else is
+            r[must] -= 1
+            loose[must] += 1
+            extra_must = PRIMARY * (rp[RP_JOKER_PENALTY] if must == JOKER else must % NUMBERS + 1) + 1
         loose[JOKER] += freed
         w, n = solve(loose, r, 0, rp[RP_JOKER_PENALTY], rp[RP_G3MAX], rp[RP_WRAP] == 1, mask == 0 and must < 0,
                      ts, out, placed)
