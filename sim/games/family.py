@@ -94,6 +94,48 @@ def common_stats(target: Target, tables: dict[str, pl.DataFrame]) -> np.ndarray 
     return mean_stats(values)
 
 
+# The --until-ci metrics every family with rounds and players tables has (common_stats
+# measures them); a family adds its own.
+SHARED_METRICS = (
+    Metric("p_open_by_turn_T", r"p_open_by_turn_(?P<turn>\d+)",
+           "share of players opened by their own T-th turn (all seats)", True),
+    Metric("p_open_by_turn_T_seat_S", r"p_open_by_turn_(?P<turn>\d+)_seat_(?P<seat>\d+)", "the same for seat S", True),
+    Metric("win_seat_S", r"win_seat_(?P<seat>\d+)", "share of rounds won by seat S alone", True),
+    Metric("mean_score", "mean_score", "mean score of all players", False),
+    Metric("mean_score_seat_S", r"mean_score_seat_(?P<seat>\d+)", "mean score of seat S", False),
+    Metric("mean_turns", "mean_turns", "mean turns per round", False),
+)
+
+
+def losers(tables: dict[str, pl.DataFrame]) -> pl.DataFrame:
+    """The players rows of the players who did not win their round alone."""
+    players = tables["players"].join(tables["rounds"].select("round_id", "winner_seat"), on="round_id")
+    return players.filter(players["winner_seat"].is_null() | (players["winner_seat"] != players["seat"]))
+
+
+def seat_lines(variant: dict, opened_by: tuple[int, ...], last: tuple[str, str, int]) -> list[str]:
+    """A summary's table of seats: wins, opened, opened by each own turn of ``opened_by``,
+    mean score, and ``last`` (header, the seat's key, width) of the family's choosing."""
+    header, key, width = last
+    by_turn = "".join(f"{'by t' + str(t):>8}" for t in opened_by)
+    lines = [f"  {'seat':<10}{'wins':>8}{'opened':>8}{by_turn}{'mean score':>12}{header:>{width}}"]
+    for seat in variant["seats"]:
+        label = f"{seat['seat']}" + (" (starts)" if seat["seat"] == 0 else "")
+        turns = "".join(f"{seat['opened_by_turn'][str(t)]['estimate']:>8.1%}" for t in opened_by)
+        lines.append(f"  {label:<10}{seat['win']['estimate']:>8.1%}{seat['opened']['estimate']:>8.1%}"
+                     f"{turns}{seat['mean_score']['estimate']:>12.1f}{seat[key]:>{width}.1f}")
+    return lines
+
+
+def check_engine_errors(errors: np.ndarray, start: int) -> None:
+    """Raise on the first round of a chunk whose engine reported an error (its self-checks)."""
+    import numpy as np
+
+    if (errors != 0).any():
+        bad = int(np.flatnonzero(errors)[0])
+        raise RuntimeError(f"engine error {int(errors[bad])} in round {start + bad}")
+
+
 def finish_stats(rounds: pl.DataFrame, finish: str) -> np.ndarray:
     """(rounds ending as ``finish``, rounds, 0): the statistics of a finish share."""
     import numpy as np
@@ -122,6 +164,7 @@ class Family:
     policies: tuple[str, ...] = ()  # bot names, the default first
     finishes: tuple[str, ...] = ()  # how a round may end: the ``finish`` column's values
     kernel_modules: tuple[str, ...] = ()  # sim.jit: the modules its engine compiles, callees first
+    uses_run_table: bool = False  # its engine calls the opening solver, which reads the run table
     metrics: tuple[Metric, ...] = ()
 
     @property
@@ -131,10 +174,16 @@ class Family:
         return Workload(f"the {self.title} engine", self.kernel_modules)
 
     def prepare(self, progress: bool = True) -> None:
-        """Compile the engine now if this machine has not compiled it before."""
+        """Compile the engine now if this machine has not compiled it before, and build or
+        load the opening solver's run table if it uses one: both once, here, before worker
+        processes start."""
         from sim.jit import prepare
 
         prepare(self.workload, progress)
+        if self.uses_run_table:
+            from sim.solver.runs import run_table
+
+            run_table()
 
     def _module(self, name: str):
         """The family package's module ``name`` (``tables``, ``summary``, ``trace``,

@@ -8,7 +8,16 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 
-from sim.games.family import common_stats, finish_stats, mean_stats, per_variant, variant_key, variant_name
+from sim.games.family import (
+    common_stats,
+    finish_stats,
+    losers,
+    mean_stats,
+    per_variant,
+    seat_lines,
+    variant_key,
+    variant_name,
+)
 from sim.precision import Target
 from sim.stats import mean_interval, share
 
@@ -55,13 +64,7 @@ def format_summary(summary: dict) -> list[str]:
                      f"{v['mean_pool_left']:.1f} pool tiles left on average")
         lines.append("  finish: " + "  ".join(f"{k} {x:.2%}" for k, x in v["finish"].items())
                      + f"   shared wins {v['shared_wins']:.1%}")
-        by_turn = "".join(f"{'by t' + str(t):>8}" for t in OPENED_BY)
-        lines.append(f"  {'seat':<10}{'wins':>8}{'opened':>8}{by_turn}{'mean score':>12}{'rack left':>11}")
-        for seat in v["seats"]:
-            label = f"{seat['seat']}" + (" (starts)" if seat["seat"] == 0 else "")
-            turns = "".join(f"{seat['opened_by_turn'][str(t)]['estimate']:>8.1%}" for t in OPENED_BY)
-            lines.append(f"  {label:<10}{seat['win']['estimate']:>8.1%}{seat['opened']['estimate']:>8.1%}"
-                         f"{turns}{seat['mean_score']['estimate']:>12.1f}{seat['mean_rack_value']:>11.1f}")
+        lines += seat_lines(v, OPENED_BY, ("rack left", "mean_rack_value", 11))
         lines.append("  (wins: alone; by tN: share opened by its own N-th turn; rack left: mean value on "
                      "the racks of the rounds not won)")
     return lines
@@ -73,10 +76,7 @@ def chunk_stats(target: Target, tables: dict[str, pl.DataFrame]) -> np.ndarray:
     common = common_stats(target, tables)
     if common is not None:
         return common
-    rounds, players = tables["rounds"], tables["players"]
     if target.metric == "blocked":
-        return finish_stats(rounds, "blocked")
+        return finish_stats(tables["rounds"], "blocked")
     # mean_rack_value: the players who did not win alone
-    lost = players.join(rounds.select("round_id", "winner_seat"), on="round_id")
-    lost = lost.filter(lost["winner_seat"].is_null() | (lost["winner_seat"] != lost["seat"]))
-    return mean_stats(lost["rack_value"].cast(pl.Float64).to_numpy())
+    return mean_stats(losers(tables)["rack_value"].cast(pl.Float64).to_numpy())

@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 
+from sim.games.family import check_engine_errors
 from sim.games.rummikub import FINISHES, POLICIES
 from sim.rules import Rules
 from sim.store import nullable
@@ -35,9 +36,7 @@ def chunk_tables(rules: Rules, seed: int, start: int, count: int, policies: list
     codes = policy_codes(policies, rules.players)
     res = play_chunk(rules, seed, start, count, codes)
     r, p = res.rounds, res.players
-    if (r[:, e.R_ERROR] != 0).any():
-        bad = int(np.flatnonzero(r[:, e.R_ERROR])[0])
-        raise RuntimeError(f"engine error {int(r[bad, e.R_ERROR])} in round {start + bad}")
+    check_engine_errors(r[:, e.R_ERROR], start)
     players = rules.players
     round_id = np.arange(start, start + count, dtype=np.int64)
     winner = r[:, e.R_WINNER]

@@ -13,7 +13,7 @@ The modules, from the rules to the data:
 
 from __future__ import annotations
 
-from sim.games.family import Family
+from sim.games.family import SHARED_METRICS, Family
 from sim.precision import Metric
 
 POLICIES = ("greedy", "careful")  # sim.games.rummy101.bots: GREEDY, CAREFUL
@@ -28,26 +28,11 @@ class Rummy101(Family):
     finishes = FINISHES
     kernel_modules = ("sim.deal", "sim.solver.runs", "sim.solver.kernel", "sim.solver.layout",
                       "sim.games.rummy101.core", "sim.games.rummy101.bots", "sim.games.rummy101.engine")
+    uses_run_table = True
     metrics = (
-        Metric("p_open_by_turn_T", r"p_open_by_turn_(?P<turn>\d+)",
-               "share of players opened by their own T-th turn (all seats)", True),
-        Metric("p_open_by_turn_T_seat_S", r"p_open_by_turn_(?P<turn>\d+)_seat_(?P<seat>\d+)",
-               "the same for seat S", True),
-        Metric("win_seat_S", r"win_seat_(?P<seat>\d+)", "share of rounds won by seat S", True),
+        *SHARED_METRICS,
         Metric("stock_out", "stock_out", "share of rounds ending with the stock exhausted", True),
-        Metric("mean_score", "mean_score", "mean score of all players", False),
-        Metric("mean_score_seat_S", r"mean_score_seat_(?P<seat>\d+)", "mean score of seat S", False),
         Metric("mean_penalty", "mean_penalty", "mean penalty of the players who did not win", False),
-        Metric("mean_turns", "mean_turns", "mean turns per round", False),
     )
-
-    def prepare(self, progress=True):
-        """Compile the engine if needed, and build or load the solver's run table: both
-        once, here, before worker processes start."""
-        super().prepare(progress)
-        from sim.solver.runs import run_table
-
-        run_table()
-
 
 FAMILY = Rummy101()

@@ -6,7 +6,16 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 
-from sim.games.family import common_stats, finish_stats, mean_stats, per_variant, variant_key, variant_name
+from sim.games.family import (
+    common_stats,
+    finish_stats,
+    losers,
+    mean_stats,
+    per_variant,
+    seat_lines,
+    variant_key,
+    variant_name,
+)
 from sim.precision import Target
 from sim.stats import mean_interval, share
 
@@ -50,13 +59,7 @@ def format_summary(summary: dict) -> list[str]:
         lines.append("")
         lines.append(f"{name}: {v['rounds']:,} rounds, {v['mean_turns']:.1f} turns on average")
         lines.append("  finish: " + "  ".join(f"{k} {x:.1%}" for k, x in v["finish"].items()))
-        by_turn = "".join(f"{'by t' + str(t):>8}" for t in OPENED_BY)
-        lines.append(f"  {'seat':<10}{'wins':>8}{'opened':>8}{by_turn}{'mean score':>12}{'mean penalty':>14}")
-        for seat in v["seats"]:
-            label = f"{seat['seat']}" + (" (starts)" if seat["seat"] == 0 else "")
-            turns = "".join(f"{seat['opened_by_turn'][str(t)]['estimate']:>8.1%}" for t in OPENED_BY)
-            lines.append(f"  {label:<10}{seat['win']['estimate']:>8.1%}{seat['opened']['estimate']:>8.1%}"
-                         f"{turns}{seat['mean_score']['estimate']:>12.1f}{seat['mean_penalty']:>14.1f}")
+        lines += seat_lines(v, OPENED_BY, ("mean penalty", "mean_penalty", 14))
         lines.append("  (by tN: share opened by its own N-th turn; mean penalty: over rounds not won)")
     return lines
 
@@ -67,10 +70,7 @@ def chunk_stats(target: Target, tables: dict[str, pl.DataFrame]) -> np.ndarray:
     common = common_stats(target, tables)
     if common is not None:
         return common
-    rounds, players = tables["rounds"], tables["players"]
     if target.metric == "stock_out":
-        return finish_stats(rounds, "stock_out")
+        return finish_stats(tables["rounds"], "stock_out")
     # mean_penalty
-    won = players.join(rounds.select("round_id", "winner_seat"), on="round_id")
-    won = won.filter(won["winner_seat"].is_null() | (won["winner_seat"] != won["seat"]))
-    return mean_stats((-won["score"]).cast(pl.Float64).to_numpy())
+    return mean_stats((-losers(tables)["score"]).cast(pl.Float64).to_numpy())
