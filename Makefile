@@ -76,8 +76,8 @@ reference-report: $(VENV)/.core
 
 # The reference report's Rummikub part (reports/reference-rummikub): every house rule
 # (K-VAR) alone against the standard game, 2-4 players, in six paired sweeps of 5,000
-# rounds per variant (wrap_runs: 150, its rounds are many times slower to solve); about
-# 25 minutes on 2 cores. Reruns skip what data/reference holds.
+# rounds per variant (wrap_runs: 150, its rounds are many times slower to solve); 10-15
+# minutes on 2 cores. Reruns skip what data/reference holds.
 RK := $(REF)/rummikub
 RK_RULES := open_points=30,50 joker_penalty=30,25 locked_jokers=false,true easing_open=false,true \
 	last_call=false,true wrap_runs=false,true
