@@ -4,7 +4,10 @@ variant comparisons.
 Every function takes a :class:`Dataset` (a run or sweep directory, see
 :func:`open_dataset`) or deal-stats files, works on polars lazy scans and returns a
 polars DataFrame whose columns its docstring lists. Shares come with 95% Wilson
-intervals (``ci_low``, ``ci_high``), means with 95% normal intervals.
+intervals (``ci_low``, ``ci_high``), means with 95% normal intervals. Metrics pooled over
+several players of a round (or, in a ``--duplicate`` run, over the rounds of a deal) get
+cluster-robust intervals (:func:`sim.stats.cluster_interval`): those samples are not
+independent.
 
 ``by`` names the columns to group by: the variant columns of a sweep (``ds.keys``, such
 as ``players``, ``threshold_mode``, ``open_points``, ``button_jokers``) and, on the
@@ -23,7 +26,7 @@ import polars as pl
 
 from sim.errors import DatasetError
 from sim.rules import Rules
-from sim.stats import Z95, wilson_interval
+from sim.stats import Z95, cluster_interval, cluster_se, cluster_stats, wilson_interval
 from sim.store import read_metadata
 
 MAKE_DATA = ("Make data with `sim run --out DIR` or `sim sweep --grid FIELD=V1,V2 --out DIR`; "
@@ -34,7 +37,7 @@ MAKE_DATA = ("Make data with `sim run --out DIR` or `sim sweep --grid FIELD=V1,V
 SETTINGS = ("players", "threshold_mode", "open_points", "open_pairs", "button_jokers", "starter_may_open",
             "joker_penalty", "wrap_runs", "locked_jokers", "easing_open", "last_call")
 # Round facts copied onto the players rows where present.
-ROUND_FACTS = ("stock_left", "pool_left", "table_tiles")
+ROUND_FACTS = ("stock_left", "pool_left", "table_tiles", "deal_id", "rotation")
 
 
 @dataclass(frozen=True)
@@ -63,6 +66,17 @@ class Dataset:
 
     def rules(self) -> list[Rules]:
         return [Rules.from_dict(v["rules"]) for v in self.variants]
+
+    @property
+    def duplicate(self) -> bool:
+        """Whether every deal was played once per seat rotation (``sim run --duplicate``)."""
+        return bool(self.manifest.get("duplicate", False))
+
+    @property
+    def cluster(self) -> str:
+        """The column grouping dependent samples: ``deal_id`` (the rounds of a deal in a
+        duplicate run; otherwise one round each), or ``round_id`` in older data."""
+        return "deal_id" if "deal_id" in self.rounds.collect_schema().names() else "round_id"
 
 
 def _check_files(path: Path, table: str) -> list[Path]:
@@ -117,6 +131,39 @@ def _means(df: pl.DataFrame, mean: str = "mean", sd: str = "sd", n: str = "n") -
     return df.with_columns((pl.col(mean) - half).alias("ci_low"), (pl.col(mean) + half).alias("ci_high"))
 
 
+def _clustered(ds: Dataset, lf: pl.LazyFrame, group: Sequence[str], value: pl.Expr, share: bool,
+               prefix: str = "") -> pl.DataFrame:
+    """Cluster-robust 95% intervals of the mean of ``value`` (a share when ``share``) per
+    ``group`` of ``lf``, the samples of one cluster (:attr:`Dataset.cluster`: a round's
+    players, a duplicate deal's rounds) taken together; null values are left out.
+    Columns: ``*group``, ``{prefix}ci_low``, ``{prefix}ci_high``."""
+    group = list(group)
+    cluster = ds.cluster
+    if cluster not in lf.collect_schema().names():
+        lf = lf.join(ds.rounds.select("round_id", *ds.keys, cluster), on=["round_id", *ds.keys], how="left")
+    v = pl.col("_v")
+    per = (lf.with_columns(value.cast(pl.Float64).alias("_v"))
+           .group_by(*group, cluster).agg(v.sum().alias("_y"), v.count().cast(pl.Float64).alias("_m")))
+    y, m = pl.col("_y"), pl.col("_m")
+    df = (per.group_by(*group).agg(pl.len().alias("_g"), m.sum().alias("_n"), y.sum().alias("_sy"),
+                                   (y * y).sum().alias("_syy"), (y * m).sum().alias("_sym"),
+                                   (m * m).sum().alias("_smm"))
+          .collect())
+    acc = np.stack([df[c].cast(pl.Float64).to_numpy() for c in ("_g", "_n", "_sy", "_syy", "_sym", "_smm")])
+    _, lo, hi = cluster_interval(acc, share)
+    return df.select(*group).with_columns(pl.Series(f"{prefix}ci_low", np.atleast_1d(lo)),
+                                          pl.Series(f"{prefix}ci_high", np.atleast_1d(hi)))
+
+
+def _with_ci(df: pl.DataFrame, ci: pl.DataFrame, group: Sequence[str], prefix: str = "") -> pl.DataFrame:
+    """``df`` with its interval columns replaced by those of ``ci`` (:func:`_clustered`)."""
+    cols = [f"{prefix}ci_low", f"{prefix}ci_high"]
+    order = df.columns
+    if not group:
+        return df.drop(cols).with_columns(ci[c] for c in cols).select(order)
+    return df.drop(cols).join(ci, on=list(group), how="left", nulls_equal=True).select(order)
+
+
 def _by(ds: Dataset, by: Sequence[str] | None, extra: Sequence[str] = ()) -> list[str]:
     """``by`` as given, or the variant columns and ``extra``."""
     if by is not None:
@@ -145,7 +192,11 @@ def opened_by_turn(ds: Dataset, max_turn: int = 10, by: Sequence[str] | None = N
           .agg(pl.col("c").filter(pl.col("open_turn") <= pl.col("turn")).sum().alias("k"))
           .with_columns(pl.col("k").fill_null(0))
           .select(*group, "turn", "k", "n").sort(*group, "turn"))
-    return _shares(df)
+    if not ds.duplicate:  # one row per seat and round: independent samples, Wilson is right
+        return _shares(df)
+    ci = pl.concat([_clustered(ds, ds.players, group, (pl.col("open_turn") <= t).fill_null(False), True)
+                    .with_columns(pl.lit(t, dtype=pl.Int16).alias("turn")) for t in range(1, max_turn + 1)])
+    return _with_ci(_shares(df), ci, [*group, "turn"])
 
 
 def opening_kinds(ds: Dataset, by: Sequence[str] | None = None) -> pl.DataFrame:
@@ -242,7 +293,7 @@ def never_opened(ds: Dataset, by: Sequence[str] | None = None) -> pl.DataFrame:
     group = _by(ds, by, ("players",))
     df = (ds.players.group_by(*group).agg((~pl.col("opened")).sum().alias("k"), pl.len().alias("n"))
           .sort(*group).collect())
-    return _shares(df)
+    return _with_ci(_shares(df), _clustered(ds, ds.players, group, ~pl.col("opened"), True), group)
 
 
 def round_length(ds: Dataset, by: Sequence[str] | None = None) -> pl.DataFrame:
@@ -257,7 +308,7 @@ def round_length(ds: Dataset, by: Sequence[str] | None = None) -> pl.DataFrame:
                pl.col("turns").std().fill_null(0).alias("sd"),
                pl.col("turns").median().alias("median"), pl.col("turns").quantile(0.9).alias("q90"))
           .sort(*group).collect())
-    return _means(df)
+    return _with_ci(_means(df), _clustered(ds, ds.rounds, group, pl.col("turns"), False), group)
 
 
 def threshold_curve(ds: Dataset, turn: int = 3, by: Sequence[str] | None = None) -> pl.DataFrame:
@@ -273,17 +324,15 @@ def threshold_curve(ds: Dataset, turn: int = 3, by: Sequence[str] | None = None)
     df = (ds.players.group_by(*group)
           .agg(pl.len().alias("n"),
                (pl.col("open_turn") <= turn).fill_null(False).sum().alias("k"),
-               (-pl.col("score")).filter(~won).mean().alias("mean_penalty"),
-               (-pl.col("score")).filter(~won).std().alias("sd_penalty"),
-               (~won).sum().alias("n_lost"))
+               (-pl.col("score")).filter(~won).mean().alias("mean_penalty"))
           .sort(*group).collect())
-    lo, hi = wilson_interval(df["k"].to_numpy(), df["n"].to_numpy())
-    half = Z95 * df["sd_penalty"].to_numpy() / np.sqrt(df["n_lost"].to_numpy())
-    return df.with_columns(
-        (pl.col("k") / pl.col("n")).alias("p_open"), pl.Series("p_ci_low", lo), pl.Series("p_ci_high", hi),
-        (pl.col("mean_penalty") - pl.Series(half)).alias("penalty_ci_low"),
-        (pl.col("mean_penalty") + pl.Series(half)).alias("penalty_ci_high"),
-    ).drop("k", "sd_penalty", "n_lost")
+    penalty = pl.when(~won).then(-pl.col("score"))
+    p_ci = _clustered(ds, ds.players, group, (pl.col("open_turn") <= turn).fill_null(False), True, "p_")
+    penalty_ci = _clustered(ds, ds.players, group, penalty, False, "penalty_")
+    return (df.with_columns((pl.col("k") / pl.col("n")).alias("p_open"))
+            .join(p_ci, on=group, how="left", nulls_equal=True).join(penalty_ci, on=group, how="left", nulls_equal=True)
+            .select(*group, "n", "mean_penalty", "p_open", "p_ci_low", "p_ci_high", "penalty_ci_low",
+                    "penalty_ci_high"))
 
 
 # --- penalties -------------------------------------------------------------------------------
@@ -303,7 +352,7 @@ def scores(ds: Dataset, by: Sequence[str] | None = None) -> pl.DataFrame:
                s.quantile(0.75).alias("q75"), s.quantile(0.95).alias("q95"), s.min().alias("min"),
                s.max().alias("max"))
           .sort(*group).collect())
-    return _means(df)
+    return _with_ci(_means(df), _clustered(ds, ds.players, group, s, False), group)
 
 
 def penalties(ds: Dataset, by: Sequence[str] | None = None) -> pl.DataFrame:
@@ -319,7 +368,7 @@ def penalties(ds: Dataset, by: Sequence[str] | None = None) -> pl.DataFrame:
           .agg(pl.len().alias("n"), p.mean().alias("mean"), p.std().fill_null(0).alias("sd"),
                p.median().alias("median"), p.quantile(0.9).alias("q90"))
           .sort(*group, nulls_last=True).collect())
-    return _means(df)
+    return _with_ci(_means(df), _clustered(ds, ds.players.filter(~won), group, p, False), group)
 
 
 def score_histogram(ds: Dataset, by: Sequence[str] | None = None, width: int = 10) -> pl.DataFrame:
@@ -432,7 +481,44 @@ def win_shares(ds: Dataset, by: Sequence[str] | None = None) -> pl.DataFrame:
     group = [*_by(ds, by, ("players",)), "seat"]
     won = (pl.col("winner_seat") == pl.col("seat")).fill_null(False)
     df = ds.players.group_by(*group).agg(won.sum().alias("k"), pl.len().alias("n")).sort(*group).collect()
-    return _shares(df)
+    return _with_ci(_shares(df), _clustered(ds, ds.players, group, won, True), group)
+
+
+def seat_advantage(ds: Dataset, by: Sequence[str] | None = None) -> pl.DataFrame:
+    """Each seat's win share and mean score, and its edge over the table: the seat's value
+    minus the mean of all seats in the same round (a win alone counts 1; T-END-1 and
+    K-END-2 rounds without a single winner count 0 for every seat).
+
+    The edges are paired within rounds; in a ``--duplicate`` run every deal is played
+    with each hand at each seat, so the deal's luck cancels and the intervals (clustered
+    by deal) are much narrower than over independent rounds.
+
+    Columns: ``*by``, ``seat``, ``rounds``, ``deals``, ``win_share``, ``win_ci_low``,
+    ``win_ci_high``, ``win_edge``, ``win_edge_ci_low``, ``win_edge_ci_high``,
+    ``mean_score``, ``score_ci_low``, ``score_ci_high``, ``score_edge``,
+    ``score_edge_ci_low``, ``score_edge_ci_high``. Default ``by``: the variant columns
+    and ``players``.
+    """
+    group = [*_by(ds, by, ("players",)), "seat"]
+    table = [*ds.keys, "round_id"]
+    won = (pl.col("winner_seat") == pl.col("seat")).fill_null(False).cast(pl.Float64)
+    score = pl.col("score").cast(pl.Float64)
+    values = {"win": won, "win_edge": won - won.mean().over(table),
+              "score": score, "score_edge": score - score.mean().over(table)}
+    lf = ds.players.with_columns(**{f"_{k}": v for k, v in values.items()})
+    df = (lf.group_by(*group).agg(pl.len().alias("rounds"), pl.col(ds.cluster).n_unique().alias("deals"),
+                                  pl.col("_win").mean().alias("win_share"),
+                                  pl.col("_win_edge").mean().alias("win_edge"),
+                                  pl.col("_score").mean().alias("mean_score"),
+                                  pl.col("_score_edge").mean().alias("score_edge"))
+          .sort(*group).collect())
+    for name, prefix, share in (("win", "win_", True), ("win_edge", "win_edge_", False),
+                                ("score", "score_", False), ("score_edge", "score_edge_", False)):
+        df = df.join(_clustered(ds, lf, group, pl.col(f"_{name}"), share, prefix), on=group, how="left",
+                     nulls_equal=True)
+    return df.select(*group, "rounds", "deals", "win_share", "win_ci_low", "win_ci_high", "win_edge",
+                     "win_edge_ci_low", "win_edge_ci_high", "mean_score", "score_ci_low", "score_ci_high",
+                     "score_edge", "score_edge_ci_low", "score_edge_ci_high")
 
 
 # --- comparing variants ------------------------------------------------------------------------
@@ -482,7 +568,7 @@ def round_metrics(ds: Dataset) -> pl.LazyFrame:
     finish = pl.col("finish").cast(pl.String)
     own = FAMILY_METRICS.get(ds.family, {})
     rounds = ds.rounds.select(
-        "round_id", *ds.keys, pl.col("turns").cast(pl.Float64),
+        "round_id", *ds.keys, *([ds.cluster] if ds.cluster != "round_id" else []), pl.col("turns").cast(pl.Float64),
         *[finish.is_in(kinds).cast(pl.Float64).alias(name) for name, (_, kinds) in own.items()])
     return rounds.join(per_round, on=["round_id", *ds.keys])
 
@@ -502,7 +588,8 @@ def compare_variants(ds: Dataset, baseline: dict, metrics: Sequence[str] | None 
     difference of two independent means, shown beside it for comparison.
 
     Columns: ``variant`` (``k=v, ...``), ``metric``, ``n`` (paired rounds), ``baseline``,
-    ``value``, ``diff``, ``ci_low``, ``ci_high`` (paired 95% interval of the difference),
+    ``value``, ``diff``, ``ci_low``, ``ci_high`` (paired 95% interval of the difference,
+    the rounds of a ``--duplicate`` deal taken together),
     ``unpaired_half_width``.
     """
     known = metrics_of(ds)
@@ -531,13 +618,15 @@ def compare_variants(ds: Dataset, baseline: dict, metrics: Sequence[str] | None 
         joined = v.join(base.drop([k for k in baseline]), on=pair_on if len(pair_on) > 1 else "round_id",
                         suffix="_base")
         label = ", ".join(f"{k}={str(val).lower() if isinstance(val, bool) else val}" for k, val in combo.items())
+        deal = joined[ds.cluster].to_numpy()
         for m in metrics:
             a, b = joined[m].to_numpy(), joined[f"{m}_base"].to_numpy()
             ok = ~(np.isnan(a) | np.isnan(b))
             a, b = a[ok], b[ok]
             n = len(a)
             d = a - b
-            half = Z95 * d.std(ddof=1) / np.sqrt(n) if n > 1 else float("nan")
+            # The rounds of a duplicate deal are one sample (cluster-robust error)
+            half = Z95 * cluster_se(cluster_stats(d, deal[ok]))[1] if n > 1 else float("nan")
             unpaired = Z95 * np.sqrt(a.var(ddof=1) / n + b.var(ddof=1) / n) if n > 1 else float("nan")
             rows.append({"variant": label, "metric": m, "n": n, "baseline": float(b.mean()),
                          "value": float(a.mean()), "diff": float(d.mean()),

@@ -45,6 +45,10 @@ SchedulerOpt = Annotated[str | None, typer.Option(
     "--scheduler", help="Run the chunks on an existing dask.distributed scheduler, e.g. tcp://10.0.0.5:8786.")]
 ClusterOpt = Annotated[str | None, typer.Option(
     "--cluster", help="Start a dask LocalCluster for the run: local (one worker per core) or local:N.")]
+DuplicateOpt = Annotated[bool, typer.Option(
+    "--duplicate", help="Play every deal once per seat rotation (its hands moved one seat each time, the bots "
+    "and the starter's extra tile unchanged): seat and bot comparisons without the deal's luck. Rounds carry "
+    "deal_id and rotation; --rounds and --chunk are rounded to whole deals.")]
 
 
 def _until_help(kind: str) -> str:
@@ -336,6 +340,7 @@ def run_rounds(
     scheduler: SchedulerOpt = None,
     cluster: ClusterOpt = None,
     until_ci: UntilRunOpt = None,
+    duplicate: DuplicateOpt = False,
 ) -> None:
     """Play rounds with bots in parallel and write the family's tables (Rummy 101: rounds, players)."""
     from sim import runner
@@ -349,23 +354,25 @@ def run_rounds(
     policies = _seat_policies(family, policy, seat_policy, rules.players)
     until = parse_target(until_ci, family.metrics, rules.players) if until_ci else None
     if trace is not None:
-        _print_traces(family, rules, seed, _trace_ids(trace), policies, as_json)
+        _print_traces(family, rules, seed, _trace_ids(trace), policies, as_json, duplicate)
         return
     if out is None:
         raise SimError("--out DIR is required (or --trace IDS to print rounds)")
-    spec = runner.RunSpec((runner.Variant(rules),), rounds, seed, policies, chunk, until=until)
+    variants = (runner.Variant(rules),)
+    rounds, chunk = runner.whole_deals(rounds, chunk, runner.deal_step(variants, duplicate))
+    spec = runner.RunSpec(variants, rounds, seed, policies, chunk, until=until, duplicate=duplicate)
     report = runner.run(spec, out, jobs=jobs, progress=progress, overwrite=overwrite, scheduler=scheduler,
                         cluster=cluster)
     typer.echo(json.dumps(report.summary) if as_json else runner.format_summary(report))
 
 
-def _print_traces(family, rules, seed: int, ids: list[int], policies, as_json: bool) -> None:
+def _print_traces(family, rules, seed: int, ids: list[int], policies, as_json: bool, duplicate: bool) -> None:
     seats = list(policies) * rules.players if len(policies) == 1 else list(policies)
     for unit_id in ids:
         if as_json:
-            typer.echo(json.dumps(family.trace_json(rules, seed, unit_id, seats)))
+            typer.echo(json.dumps(family.trace_json(rules, seed, unit_id, seats, duplicate)))
         else:
-            typer.echo(family.trace_text(rules, seed, unit_id, seats))
+            typer.echo(family.trace_text(rules, seed, unit_id, seats, duplicate))
 
 
 @app.command()
@@ -387,6 +394,7 @@ def sweep(
     scheduler: SchedulerOpt = None,
     cluster: ClusterOpt = None,
     until_ci: UntilRunOpt = None,
+    duplicate: DuplicateOpt = False,
 ) -> None:
     """Play every combination of the --grid values into one hive-partitioned dataset, the
     same shuffled tiles for the same round id in every variant."""
@@ -412,8 +420,9 @@ def sweep(
     players = min(v.rules.players for v in variants)
     family = family_of(base)
     until = parse_target(until_ci, family.metrics, players) if until_ci else None
+    rounds, chunk = runner.whole_deals(rounds, chunk, runner.deal_step(variants, duplicate))
     spec = runner.RunSpec(variants, rounds, seed, _seat_policies(family, policy, None, 4)[:1], chunk, kind="sweep",
-                          until=until)
+                          until=until, duplicate=duplicate)
     report = runner.run(spec, out, jobs=jobs, progress=progress, overwrite=overwrite, scheduler=scheduler,
                         cluster=cluster)
     typer.echo(json.dumps(report.summary) if as_json else runner.format_summary(report))

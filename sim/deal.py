@@ -145,9 +145,42 @@ def shuffle_round(seed, round_id, deck, bits):
     shuffle_into(seed, STREAM_ROUNDS, round_id, deck, deck.shape[0] - 1, bits)
 
 
-@kernel(i64, i64, i64, entry=True)
-def round_deck(seed, round_id, set_jokers):
-    """The shuffled tiles of round ``round_id`` as a new array (for traces)."""
+@kernel(I1, i64, i64, i64, i64)
+def rotate_hands(deck, players, rack, extra, rotation):
+    """Move the dealt hands of ``deck`` ``rotation`` seats on, in place: seat ``s`` gets
+    the ``rack`` tiles seat ``s - rotation`` would have had. The starter's ``extra``
+    tiles (T-SET-2's 22nd), the stock and the pool stay where they are, so every
+    rotation is a legal deal (jit-compiled). Deals are laid out as the engines deal
+    them: seat 0's rack and extra tiles first, then each seat's rack in turn."""
+    n = players * rack + extra
+    hands = deck[:n].copy()
+    for s in range(players):
+        src = (s - rotation) % players
+        at = 0 if s == 0 else s * rack + extra
+        frm = 0 if src == 0 else src * rack + extra
+        for j in range(rack):
+            deck[at + j] = hands[frm + j]
+
+
+@kernel(i64, i64, I1, U1, i64, i64, i64)
+def deal_round(seed, round_id, deck, bits, duplicate, rack, extra):
+    """Fill ``deck`` with the tiles of round ``round_id`` in dealing order. ``duplicate``
+    0: every round its own shuffle. ``duplicate`` = the players (``sim run
+    --duplicate``): round ``round_id`` is rotation ``round_id % players`` of deal
+    ``round_id // players``, its hands moved that many seats on (:func:`rotate_hands`),
+    so each deal is played once with every hand at every seat."""
+    if duplicate == 0:
+        shuffle_round(seed, round_id, deck, bits)
+        return
+    shuffle_round(seed, round_id // duplicate, deck, bits)
+    if round_id % duplicate:
+        rotate_hands(deck, duplicate, rack, extra, round_id % duplicate)
+
+
+@kernel(i64, i64, i64, i64, i64, i64, entry=True)
+def round_deck(seed, round_id, set_jokers, duplicate, rack, extra):
+    """The tiles of round ``round_id`` in dealing order as a new array (for traces;
+    ``duplicate``, ``rack``, ``extra`` as in :func:`deal_round`)."""
     deck = full_deck(set_jokers)
-    shuffle_round(seed, round_id, deck, np.zeros(4, dtype=np.uint64))
+    deal_round(seed, round_id, deck, np.zeros(4, dtype=np.uint64), duplicate, rack, extra)
     return deck

@@ -23,7 +23,7 @@ from sim.parallel import Workers
 from sim.precision import Stream, Target, run_until
 from sim.rules import Rules
 from sim.solver.api import classify, evaluate_racks
-from sim.stats import mean_interval, share
+from sim.stats import cluster_stats, mean_interval, share
 from sim.store import check_writable, provenance, read_metadata, write_parquet
 
 CHUNK_RACKS = 50_000
@@ -58,11 +58,10 @@ def _solve_chunk(rules_json: str, seed: int, start: int, count: int, size: int):
 def _deal_stats(target: Target, rules: Rules, result) -> np.ndarray:
     _, value, pairs, _ = result
     if target.metric == "mean_value":
-        v = value.astype(float)
-        return np.array([v.size, v.sum(), (v * v).sum()])
+        return cluster_stats(value)
     flags = classify(value, pairs, rules)
     key = {"p_open": "can_open", "p_melds": "can_open_melds", "p_pairs": "can_open_pairs"}[target.metric]
-    return np.array([int(flags[key].sum()), value.size, 0], dtype=float)
+    return cluster_stats(flags[key])
 
 
 def run_deal_stats(rules: Rules, rack_size: int, samples: int, seed: int, jobs: int | None = None,

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from sim.errors import SimError
-from sim.stats import Z95, wilson_interval
+from sim.stats import CLUSTER_FIELDS, cluster_interval
 
 
 @dataclass(frozen=True)
@@ -45,27 +45,22 @@ class Target:
 
     metric: str
     halfwidth: float
-    share: bool = True  # a share (Wilson interval) or a mean (normal interval)
+    share: bool = True  # a share (Wilson interval) or a mean (normal interval), both clustered
     turn: int | None = None
     seat: int | None = None
 
     def width(self, acc: np.ndarray) -> float:
-        """95% half-width from accumulated statistics: shares (successes, trials, 0) with a
-        Wilson interval, means (count, sum, sum of squares) with a normal one."""
-        if self.share:
-            k, n = acc[0], acc[1]
-            if n == 0:
-                return float("inf")
-            lo, hi = wilson_interval(k, n)
-            return float(hi - lo) / 2
-        n, s, ss = acc
-        if n < 2:
+        """95% half-width from accumulated :func:`sim.stats.cluster_stats` (clusters: the
+        rounds, or the deals of a duplicate run, so the players of one round count as
+        one sample): a share's Wilson interval on the effective sample size, a mean's
+        normal interval, both with the cluster-robust error."""
+        if acc[0] < 2:
             return float("inf")
-        var = max((ss - s * s / n) / (n - 1), 0.0)
-        return Z95 * float(np.sqrt(var / n))
+        _, lo, hi = cluster_interval(acc, self.share)
+        return float(hi - lo) / 2 if np.isfinite(hi - lo) else float("inf")
 
     def estimate(self, acc: np.ndarray) -> float:
-        return float(acc[0] / acc[1]) if self.share else float(acc[1] / acc[0])
+        return float(acc[2] / acc[1])
 
     def met(self, acc: np.ndarray) -> bool:
         return self.width(acc) <= self.halfwidth
@@ -117,7 +112,7 @@ class Stream:
     stats: Callable[[Any], np.ndarray]
     accept: Callable[[int, Any, bool], None]  # first item, result, already stored
     label: Callable[[int], str] = lambda start: f"from {start}"  # names a chunk in errors
-    acc: np.ndarray = field(default_factory=lambda: np.zeros(3))
+    acc: np.ndarray = field(default_factory=lambda: np.zeros(CLUSTER_FIELDS))
     next_start: int = 0
     finished_at: int | None = None
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import math
 import os
 import shutil
 import time
@@ -67,6 +68,7 @@ class RunSpec:
     chunk: int = CHUNK_ROUNDS
     kind: str = "run"
     until: Target | None = None  # with a target, ``rounds`` is the most each variant may use
+    duplicate: bool = False  # every deal played once per seat rotation (sim.deal.deal_round)
 
     def __post_init__(self) -> None:
         if not 0 <= self.seed <= MAX_SEED:
@@ -76,6 +78,12 @@ class RunSpec:
         names = {v.rules.family for v in self.variants}
         if len(names) != 1:
             raise RulesError(f"a run plays one family; these variants mix {', '.join(sorted(names))}")
+        step = deal_step(self.variants, self.duplicate)
+        if self.rounds % step or self.chunk % step:
+            # A chunk (and so an --until-ci prefix) must hold whole deals: its rounds are one
+            # sample, and intervals cluster them.
+            raise SimError(f"--duplicate: --rounds and --chunk must be multiples of {step} (whole deals of "
+                           f"every player count), got {self.rounds:,} and {self.chunk:,}")
 
     @property
     def family(self) -> Family:
@@ -90,6 +98,7 @@ class RunSpec:
             "policies": list(self.policies),
             "chunk": self.chunk,
             "until_ci": self.until.to_text() if self.until else None,
+            **({"duplicate": True} if self.duplicate else {}),  # absent: the manifests of earlier runs
             "variants": [{"partition": dict(v.partition), "rules": v.rules.to_dict()} for v in self.variants],
         }
 
@@ -97,6 +106,17 @@ class RunSpec:
         """(variant index, first round, rounds) of every chunk."""
         return [(vi, s, min(self.chunk, self.rounds - s))
                 for vi in range(len(self.variants)) for s in range(0, self.rounds, self.chunk)]
+
+
+def deal_step(variants: tuple[Variant, ...], duplicate: bool) -> int:
+    """The rounds of one deal in every variant: 1, or with ``duplicate`` the least common
+    multiple of their player counts (a deal is played once per seat rotation)."""
+    return math.lcm(*(v.rules.players for v in variants)) if duplicate else 1
+
+
+def whole_deals(rounds: int, chunk: int, step: int) -> tuple[int, int]:
+    """``rounds`` rounded up and ``chunk`` down (at least one deal) to whole deals of ``step`` rounds."""
+    return -(-rounds // step) * step, max(step, chunk - chunk % step)
 
 
 def seat_policies(policies: tuple[str, ...], players: int) -> list[str]:
@@ -109,19 +129,19 @@ def _paths(out: Path, tables: tuple[str, ...], variant: Variant, start: int) -> 
 
 
 def _play_chunk(rules_json: str, seed: int, start: int, count: int, policies: list[str],
-                drop: tuple[str, ...]) -> dict[str, pl.DataFrame]:
+                drop: tuple[str, ...], duplicate: bool = False) -> dict[str, pl.DataFrame]:
     """One chunk in a worker (one numba thread: the processes are the parallelism); the
     tables go back to the parent, which writes them, so workers need no shared disk."""
     numba.set_num_threads(1)
     rules = Rules.from_json(rules_json)
     family = family_of(rules)
     family.prepare(progress=False)  # a remote worker may have to compile: in order, once
-    return family.chunk_tables(rules, seed, start, count, policies, drop)
+    return family.chunk_tables(rules, seed, start, count, policies, drop, duplicate)
 
 
 def _chunk_meta(spec: RunSpec, v: Variant) -> dict[str, str]:
     return provenance("rounds", v.rules.to_json(), spec.seed, policies=",".join(spec.policies),
-                      partition=v.subdir, chunk=spec.chunk)
+                      partition=v.subdir, chunk=spec.chunk, duplicate=spec.duplicate)
 
 
 def _chunk_done(paths: tuple[Path, ...], meta: dict[str, str]) -> bool:
@@ -252,7 +272,7 @@ def chunk_name(v: Variant, start: int, count: int) -> str:
 
 def _task_args(spec: RunSpec, v: Variant, start: int, count: int) -> tuple:
     return (v.rules.to_json(), spec.seed, start, count, seat_policies(spec.policies, v.rules.players),
-            tuple(k for k, _ in v.partition))
+            tuple(k for k, _ in v.partition), spec.duplicate)
 
 
 def _run_all(spec: RunSpec, out: Path, workers: Workers, bar, played: list[int], report: RunReport) -> None:

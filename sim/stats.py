@@ -28,18 +28,95 @@ def wilson_interval(successes, trials, z: float = Z95) -> tuple[np.ndarray, np.n
     return lo, hi
 
 
-def share(flags: np.ndarray) -> dict[str, float]:
-    """Estimate and 95% Wilson interval of the share of true ``flags``."""
+def share(flags: np.ndarray, clusters=None) -> dict[str, float]:
+    """Estimate and 95% Wilson interval of the share of true ``flags``; with ``clusters``
+    (an id per flag: the deal of a duplicate run), the interval is cluster-robust
+    (:func:`cluster_interval`)."""
     n = int(flags.size)
     k = int(np.count_nonzero(flags))
-    lo, hi = wilson_interval(k, n)
+    if clusters is not None and n:
+        _, lo, hi = cluster_interval(cluster_stats(np.asarray(flags, dtype=float), clusters), share=True)
+    else:
+        lo, hi = wilson_interval(k, n)
     return {"estimate": k / n if n else float("nan"), "ci_low": float(lo), "ci_high": float(hi),
             "count": k, "trials": n}
 
 
-def mean_interval(values: np.ndarray) -> dict[str, float]:
-    """Mean with a 95% normal interval (many samples: the CLT applies)."""
+def mean_interval(values: np.ndarray, clusters=None) -> dict[str, float]:
+    """Mean with a 95% normal interval (many samples: the CLT applies); with ``clusters``,
+    cluster-robust."""
     v = np.asarray(values, dtype=float)
+    if clusters is not None and v.size:
+        m, lo, hi = cluster_interval(cluster_stats(v, clusters), share=False)
+        return {"estimate": m, "ci_low": lo, "ci_high": hi}
     m = float(v.mean())
     half = Z95 * float(v.std(ddof=1)) / np.sqrt(v.size) if v.size > 1 else float("nan")
     return {"estimate": m, "ci_low": m - half, "ci_high": m + half}
+
+
+# --- intervals that know which samples belong together ----------------------------------------
+#
+# The players of one round (and, with --duplicate, the rounds of one deal) are not
+# independent samples. Pooled metrics are ratio estimators sum(y) / sum(m) over clusters
+# (a round's players, a deal's rounds); their variance is estimated from the cluster
+# totals (the cluster-robust "sandwich" estimator), which is right whatever the
+# correlation inside a cluster. The sufficient statistics add over chunks, so
+# ``--until-ci`` can accumulate them as it goes.
+
+CLUSTER_FIELDS = 6  # clusters, items, sum y_c, sum y_c**2, sum y_c * m_c, sum m_c**2
+
+
+def cluster_stats(values, clusters=None) -> np.ndarray:
+    """Sufficient statistics of ``values`` grouped by ``clusters`` (one id per value;
+    None: every value its own cluster): ``(G, n, Σy_c, Σy_c², Σy_c·m_c, Σm_c²)`` with
+    ``y_c`` a cluster's total and ``m_c`` its size. They add over disjoint clusters."""
+    y = np.asarray(values, dtype=float)
+    if clusters is None:
+        return np.array([y.size, y.size, y.sum(), (y * y).sum(), y.sum(), y.size], dtype=float)
+    _, idx = np.unique(np.asarray(clusters), return_inverse=True)
+    yc = np.bincount(idx, weights=y)
+    mc = np.bincount(idx).astype(float)
+    return np.array([yc.size, y.size, yc.sum(), (yc * yc).sum(), (yc * mc).sum(), (mc * mc).sum()], dtype=float)
+
+
+def cluster_se(acc: np.ndarray) -> tuple:
+    """Estimate and cluster-robust standard error of the ratio mean from
+    :func:`cluster_stats` (with the small-sample factor G / (G - 1)); ``acc`` may also be
+    a (6, k) array of k groups' statistics, giving arrays."""
+    g, n, sy, syy, sym, smm = (np.asarray(x, dtype=float) for x in acc)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        est = np.where(n > 0, sy / n, np.nan)
+        resid = np.maximum(syy - 2 * est * sym + est * est * smm, 0.0)
+        se = np.where(g >= 2, np.sqrt(g / (g - 1) * resid) / n, np.nan)
+    if est.ndim == 0:
+        return float(est), float(se)
+    return est, se
+
+
+def cluster_interval(acc: np.ndarray, share: bool) -> tuple:
+    """(estimate, ci_low, ci_high) of a pooled metric from :func:`cluster_stats` (or
+    arrays of them, as :func:`cluster_se`). A mean: normal interval with the
+    cluster-robust error. A share: Wilson interval on the effective sample size
+    n / deff, deff being the cluster-robust variance over the binomial one (so a share
+    keeps Wilson's behaviour near 0 and 1)."""
+    est, se = cluster_se(acc)
+    est_a, se_a = np.asarray(est, dtype=float), np.asarray(se, dtype=float)
+    if not share:
+        lo, hi = est_a - Z95 * se_a, est_a + Z95 * se_a
+    else:
+        n = np.asarray(acc[1], dtype=float)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            iid = est_a * (1 - est_a) / n
+            n_eff = np.where((iid > 0) & (se_a > 0), n * iid / (se_a * se_a), n)
+        lo, hi = wilson_interval(est_a * n_eff, n_eff)
+    if est_a.ndim == 0:
+        return float(est_a), float(lo), float(hi)
+    return est_a, np.asarray(lo, dtype=float), np.asarray(hi, dtype=float)
+
+
+def clustered(values, clusters, share: bool = False) -> dict[str, float]:
+    """A pooled share or mean of ``values`` with its cluster-robust 95% interval:
+    ``{estimate, ci_low, ci_high, n, clusters}``."""
+    acc = cluster_stats(values, clusters)
+    est, lo, hi = cluster_interval(acc, share)
+    return {"estimate": est, "ci_low": lo, "ci_high": hi, "n": int(acc[1]), "clusters": int(acc[0])}

@@ -46,11 +46,13 @@ def policy_codes(policies: list[str] | tuple[str, ...], players: int, known: tup
 def per_variant(tables: dict[str, pl.DataFrame], keys: list[str], summarise_one) -> dict:
     """A run's summary: ``summarise_one(combo, rounds, players)`` for every variant of a
     sweep (``keys``: the swept fields, columns of both tables) or once for a run; the
-    players table gains the round's ``winner_seat``."""
+    players table gains the round's ``winner_seat`` and ``deal_id``."""
     import polars as pl
 
     rounds, players = tables["rounds"], tables["players"]
-    players = players.join(rounds.select("round_id", *keys, "winner_seat"), on=["round_id", *keys], how="left")
+    extra = [cluster_of(rounds)] if cluster_of(rounds) != "round_id" else []
+    players = players.join(rounds.select("round_id", *keys, "winner_seat", *extra), on=["round_id", *keys],
+                           how="left")
     combos = rounds.select(keys).unique().sort(keys).rows(named=True) if keys else [{}]
     variants = []
     for combo in combos:
@@ -70,28 +72,36 @@ def variant_key(combo: dict) -> dict:
     return {k: (v if isinstance(v, str | bool) else int(v)) for k, v in combo.items()}
 
 
+def cluster_of(rounds: pl.DataFrame) -> str:
+    """The column that groups a run's dependent samples: ``deal_id`` (a duplicate run's
+    rotations share a deal; otherwise one deal per round), or ``round_id`` in data
+    written before deals had ids."""
+    return "deal_id" if "deal_id" in rounds.columns else "round_id"
+
+
 def common_stats(target: Target, tables: dict[str, pl.DataFrame]) -> np.ndarray | None:
-    """Sufficient statistics of one chunk for the targets every family with ``rounds`` and
-    ``players`` tables shares (opening by turn, wins by seat, scores, turns): (successes,
-    trials, 0) for a share, (count, sum, sum of squares) for a mean; None for the others."""
-    import numpy as np
+    """Sufficient statistics (:func:`sim.stats.cluster_stats`, clustered by deal) of one
+    chunk for the targets every family with ``rounds`` and ``players`` tables shares
+    (opening by turn, wins by seat, scores, turns); None for the others."""
     import polars as pl
 
+    from sim.stats import cluster_stats
+
     rounds, players = tables["rounds"], tables["players"]
+    by = cluster_of(rounds)
     m = target.metric
+    if by not in players.columns:
+        players = players.join(rounds.select("round_id", by), on="round_id", how="left")
     seated = players if target.seat is None else players.filter(pl.col("seat") == target.seat)
     if m.startswith("p_open_by_turn"):
-        k = int((seated["open_turn"] <= target.turn).fill_null(False).sum())
-        return np.array([k, seated.height, 0], dtype=float)
+        return cluster_stats((seated["open_turn"] <= target.turn).fill_null(False).to_numpy(), seated[by].to_numpy())
     if m.startswith("win_seat"):
-        return np.array([int((rounds["winner_seat"] == target.seat).fill_null(False).sum()), rounds.height, 0], float)
+        return cluster_stats((rounds["winner_seat"] == target.seat).fill_null(False).to_numpy(), rounds[by].to_numpy())
     if m == "mean_turns":
-        values = rounds["turns"].cast(pl.Float64).to_numpy()
-    elif m.startswith("mean_score"):
-        values = seated["score"].cast(pl.Float64).to_numpy()
-    else:
-        return None
-    return mean_stats(values)
+        return cluster_stats(rounds["turns"].cast(pl.Float64).to_numpy(), rounds[by].to_numpy())
+    if m.startswith("mean_score"):
+        return cluster_stats(seated["score"].cast(pl.Float64).to_numpy(), seated[by].to_numpy())
+    return None
 
 
 # The --until-ci metrics every family with rounds and players tables has (common_stats
@@ -127,6 +137,17 @@ def seat_lines(variant: dict, opened_by: tuple[int, ...], last: tuple[str, str, 
     return lines
 
 
+def deal_columns(round_id: np.ndarray, players: int, duplicate: bool) -> dict[str, np.ndarray]:
+    """The ``deal_id`` and ``rotation`` columns of rounds ``round_id``: with ``duplicate``
+    (``sim run --duplicate``), round ``i`` is rotation ``i % players`` of deal
+    ``i // players`` (:func:`sim.deal.deal_round`); otherwise every round is its own deal."""
+    import numpy as np
+
+    if not duplicate:
+        return {"deal_id": round_id, "rotation": np.zeros(round_id.size, dtype=np.int8)}
+    return {"deal_id": round_id // players, "rotation": (round_id % players).astype(np.int8)}
+
+
 def check_engine_errors(errors: np.ndarray, start: int) -> None:
     """Raise on the first round of a chunk whose engine reported an error (its self-checks)."""
     import numpy as np
@@ -137,18 +158,27 @@ def check_engine_errors(errors: np.ndarray, start: int) -> None:
 
 
 def finish_stats(rounds: pl.DataFrame, finish: str) -> np.ndarray:
-    """(rounds ending as ``finish``, rounds, 0): the statistics of a finish share."""
-    import numpy as np
+    """Statistics (:func:`sim.stats.cluster_stats`) of the share of rounds ending as ``finish``."""
     import polars as pl
 
-    return np.array([int((rounds["finish"].cast(pl.String) == finish).sum()), rounds.height, 0], dtype=float)
+    from sim.stats import cluster_stats
+
+    by = cluster_of(rounds)
+    return cluster_stats((rounds["finish"].cast(pl.String) == finish).to_numpy(), rounds[by].to_numpy())
 
 
-def mean_stats(values: np.ndarray) -> np.ndarray:
-    """(count, sum, sum of squares) of ``values``."""
-    import numpy as np
+def player_stats(tables: dict[str, pl.DataFrame], rows: pl.DataFrame, column: str) -> np.ndarray:
+    """Statistics (:func:`sim.stats.cluster_stats`, clustered by deal) of a players
+    ``column`` over ``rows`` (some players rows of ``tables``)."""
+    import polars as pl
 
-    return np.array([values.size, values.sum(), (values * values).sum()], dtype=float)
+    from sim.stats import cluster_stats
+
+    rounds = tables["rounds"]
+    by = cluster_of(rounds)
+    if by not in rows.columns:
+        rows = rows.join(rounds.select("round_id", by), on="round_id", how="left")
+    return cluster_stats(rows[column].cast(pl.Float64).to_numpy(), rows[by].to_numpy())
 
 
 class Family:
@@ -196,11 +226,12 @@ class Family:
     # package's modules (override a method to do otherwise).
 
     def chunk_tables(self, rules: Rules, seed: int, start: int, count: int, policies: list[str],
-                     drop: tuple[str, ...] = ()) -> dict[str, pl.DataFrame]:
+                     drop: tuple[str, ...] = (), duplicate: bool = False) -> dict[str, pl.DataFrame]:
         """Play units ``start .. start+count-1`` and return every table, keyed by name;
-        columns named in ``drop`` (a sweep's partition) are left to the path
-        (``<package>.tables.chunk_tables``)."""
-        return self._module("tables").chunk_tables(rules, seed, start, count, policies, drop)
+        columns named in ``drop`` (a sweep's partition) are left to the path;
+        ``duplicate``: each deal played once per seat rotation, rounds carrying
+        ``deal_id`` and ``rotation`` (:func:`deal_columns`) (``<package>.tables.chunk_tables``)."""
+        return self._module("tables").chunk_tables(rules, seed, start, count, policies, drop, duplicate)
 
     def summarise(self, tables: dict[str, pl.DataFrame], keys: list[str]) -> dict:
         """The summary of a whole dataset, per variant (``keys``: the swept fields)."""
@@ -214,13 +245,15 @@ class Family:
         """Sufficient statistics of one chunk for an ``--until-ci`` target."""
         return self._module("summary").chunk_stats(target, tables)
 
-    def trace_text(self, rules: Rules, seed: int, unit_id: int, policies: list[str]) -> str:
+    def trace_text(self, rules: Rules, seed: int, unit_id: int, policies: list[str],
+                   duplicate: bool = False) -> str:
         """One unit, every action with the rule that allows it and the referee's verdict."""
-        return self._module("trace").trace_text(rules, seed, unit_id, policies)
+        return self._module("trace").trace_text(rules, seed, unit_id, policies, duplicate)
 
-    def trace_json(self, rules: Rules, seed: int, unit_id: int, policies: list[str]) -> dict[str, Any]:
+    def trace_json(self, rules: Rules, seed: int, unit_id: int, policies: list[str],
+                   duplicate: bool = False) -> dict[str, Any]:
         """One unit in the JSON trace format (README, "JSON traces")."""
-        return self._module("trace").trace_json(rules, seed, unit_id, policies)
+        return self._module("trace").trace_json(rules, seed, unit_id, policies, duplicate)
 
     def report_sections(self, rep, ds, prefer: dict) -> None:
         """Add the family's sections on dataset ``ds`` to the report ``rep``

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from sim.deal import full_deck, shuffle_round
+from sim.deal import deal_round, full_deck
 from sim.games.rummikub.table import OUT_ROWS, PRIMARY, solve
 from sim.games.rummikub.table import SPACE as TABLE_SPACE
 from sim.jit import I1, I2, I3, U1, boolean, i64, kernel, tuple_of
@@ -43,8 +43,8 @@ from sim.tiles import COUNTS_LEN, JOKER, KINDS, NUMBERS
 
 # --- rules parameters ----------------------------------------------------------------------
 (RP_PLAYERS, RP_RACK, RP_JOKERS, RP_OPEN_POINTS, RP_JOKER_PENALTY, RP_G3MAX, RP_WRAP, RP_LOCKED,
- RP_EASING, RP_EASING_STEP, RP_EASING_EVERY, RP_EASING_FLOOR, RP_LAST_CALL) = range(13)
-RP_LEN = 13
+ RP_EASING, RP_EASING_STEP, RP_EASING_EVERY, RP_EASING_FLOOR, RP_LAST_CALL, RP_DUPLICATE) = range(14)
+RP_LEN = 14  # RP_DUPLICATE is not a rule: the players with ``--duplicate`` deals (sim.deal.deal_round), else 0
 
 POLICY_GREEDY, POLICY_CAREFUL = 0, 1  # sim.games.rummikub.POLICIES
 SMALL_PLAY = 10  # careful: plays worth less are held back (unless they empty the rack)...
@@ -516,7 +516,7 @@ def play_rounds(seed, start, count, rp, policies, S, rs, ts, deck_in, trace, tra
     for i in range(count):
         deck = deck_in
         if deck_in.shape[0] == 0:
-            shuffle_round(seed, start + i, deck_buffer, bits)
+            deal_round(seed, start + i, deck_buffer, bits, rp[RP_DUPLICATE], rp[RP_RACK], 0)
             deck = deck_buffer
         g[G_TRACE] = 1 if tracing else 0
         play_round(deck, rp, policies, S, rs, ts, trace)

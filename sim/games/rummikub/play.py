@@ -16,8 +16,9 @@ from sim.rules import Rules
 from sim.solver.arrays import solver_arrays
 
 
-def rules_params(rules: Rules) -> np.ndarray:
-    """The rules as the engine's integer array (``engine.RP_*``)."""
+def rules_params(rules: Rules, duplicate: bool = False) -> np.ndarray:
+    """The rules as the engine's integer array (``engine.RP_*``); ``duplicate``: deals
+    played once per seat rotation (``sim run --duplicate``)."""
     from sim.games.rummikub import engine as e
 
     if rules.family != "rummikub":
@@ -36,6 +37,7 @@ def rules_params(rules: Rules) -> np.ndarray:
     rp[e.RP_EASING_EVERY] = rules.easing_every
     rp[e.RP_EASING_FLOOR] = rules.easing_floor
     rp[e.RP_LAST_CALL] = rules.last_call
+    rp[e.RP_DUPLICATE] = rules.players if duplicate else 0
     return rp
 
 
@@ -69,12 +71,12 @@ class _Engine:
     """The scratch of one run of rounds (one per worker): the round's and the table
     solver's, the latter grown when a position needs more memory."""
 
-    def __init__(self, rules: Rules):
+    def __init__(self, rules: Rules, duplicate: bool = False):
         from sim.games.rummikub import engine as e
         from sim.games.rummikub import table
 
         self.rules = rules
-        self.rp = rules_params(rules)
+        self.rp = rules_params(rules, duplicate)
         self.S = solver_arrays(rules.group_of_three_max_jokers)
         self.rs = e.new_round_space(self.S[7].shape[0], rules.players, rules.jokers)
         self.memo_bits = table.MEMO_BITS
@@ -108,29 +110,30 @@ def _no_trace():
 
 
 def play_chunk(rules: Rules, seed: int, start: int, count: int, policies: np.ndarray,
-               progress: bool = False) -> ChunkResult:
+               progress: bool = False, duplicate: bool = False) -> ChunkResult:
     """Rounds ``start .. start+count-1`` of ``seed`` (the same rounds whatever the
-    chunking). ``progress``: show a progress bar if the engine must be compiled first."""
+    chunking). ``progress``: show a progress bar if the engine must be compiled first;
+    ``duplicate``: deals played once per seat rotation."""
     from sim.games.rummikub import engine as e
 
     prepare(FAMILY.workload, progress)
     out_r = np.zeros((count, e.R_LEN), dtype=np.int64)
     out_p = np.zeros((count, rules.players, e.P_LEN), dtype=np.int64)
-    _Engine(rules).play(seed, start, count, policies, _NO_DECK, _no_trace(), False, out_r, out_p)
+    _Engine(rules, duplicate).play(seed, start, count, policies, _NO_DECK, _no_trace(), False, out_r, out_p)
     return ChunkResult(out_r, out_p)
 
 
 def trace_round(rules: Rules, seed: int, round_id: int, policies: np.ndarray,
-                deck: np.ndarray | None = None) -> TracedRound:
-    """Play one round with the trace on: round ``round_id`` of ``seed``, or a given tile
-    order ``deck`` (for scenario tests)."""
+                deck: np.ndarray | None = None, duplicate: bool = False) -> TracedRound:
+    """Play one round with the trace on: round ``round_id`` of ``seed`` (of a duplicate
+    run with ``duplicate``), or a given tile order ``deck`` (for scenario tests)."""
     from sim.games.rummikub import engine as e
     from sim.solver.layout import MELD_FIELDS
     from sim.tiles import COUNTS_LEN
 
     prepare(FAMILY.workload)
     if deck is None:
-        deck = round_deck(seed, round_id, rules.jokers)
+        deck = round_deck(seed, round_id, rules.jokers, rules.players if duplicate else 0, rules.rack_size, 0)
     deck = np.ascontiguousarray(deck, dtype=np.int64)
     trace = (np.zeros((e.MAX_EVENTS, e.EV_FIELDS), dtype=np.int64),
              np.zeros((e.MAX_EVENTS, e.MAX_TABLE, MELD_FIELDS), dtype=np.int64),

@@ -12,8 +12,8 @@ from sim.games.family import (
     common_stats,
     finish_stats,
     losers,
-    mean_stats,
     per_variant,
+    player_stats,
     seat_lines,
     variant_key,
     variant_name,
@@ -35,14 +35,15 @@ def _variant_summary(combo: dict, rounds: pl.DataFrame, players: pl.DataFrame) -
     seats = []
     for (seat,), sub in players.sort("seat").group_by("seat", maintain_order=True):
         won = (sub["winner_seat"] == seat).fill_null(False).to_numpy()
+        deal = sub["deal_id"].to_numpy() if "deal_id" in sub.columns else None  # a duplicate deal's rounds together
         lost = sub.filter(~pl.Series(won))
         seats.append({
             "seat": int(seat),
-            "win": share(won),
-            "opened": share(sub["opened"].to_numpy()),
-            "opened_by_turn": {str(t): share((sub["open_turn"] <= t).fill_null(False).to_numpy())
+            "win": share(won, deal),
+            "opened": share(sub["opened"].to_numpy(), deal),
+            "opened_by_turn": {str(t): share((sub["open_turn"] <= t).fill_null(False).to_numpy(), deal)
                                for t in OPENED_BY},
-            "mean_score": mean_interval(sub["score"].to_numpy()),
+            "mean_score": mean_interval(sub["score"].to_numpy(), deal),
             "mean_rack_value": float(lost["rack_value"].mean()) if lost.height else 0.0,
         })
     return {
@@ -71,12 +72,12 @@ def format_summary(summary: dict) -> list[str]:
 
 
 def chunk_stats(target: Target, tables: dict[str, pl.DataFrame]) -> np.ndarray:
-    """Sufficient statistics of one chunk of rounds for ``target``: (successes, trials, 0)
-    for a share, (count, sum, sum of squares) for a mean."""
+    """Sufficient statistics of one chunk of rounds for ``target``
+    (:func:`sim.stats.cluster_stats`, the players of a deal one cluster)."""
     common = common_stats(target, tables)
     if common is not None:
         return common
     if target.metric == "blocked":
         return finish_stats(tables["rounds"], "blocked")
     # mean_rack_value: the players who did not win alone
-    return mean_stats(losers(tables)["rack_value"].cast(pl.Float64).to_numpy())
+    return player_stats(tables, losers(tables), "rack_value")

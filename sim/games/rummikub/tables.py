@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 
-from sim.games.family import check_engine_errors
+from sim.games.family import check_engine_errors, deal_columns
 from sim.games.rummikub import FINISHES, POLICIES
 from sim.rules import Rules
 from sim.store import nullable
@@ -27,14 +27,15 @@ def _column(rules: Rules, name: str, count: int) -> pl.Series | np.ndarray:
 
 
 def chunk_tables(rules: Rules, seed: int, start: int, count: int, policies: list[str],
-                 drop: tuple[str, ...] = ()) -> dict[str, pl.DataFrame]:
-    """Play rounds ``start .. start+count-1``; the ``rounds`` and ``players`` tables.
-    Columns named in ``drop`` (the hive partition's) are left to the path."""
+                 drop: tuple[str, ...] = (), duplicate: bool = False) -> dict[str, pl.DataFrame]:
+    """Play rounds ``start .. start+count-1`` (``duplicate``: deals played once per seat
+    rotation); the ``rounds`` and ``players`` tables. Columns named in ``drop`` (the
+    hive partition's) are left to the path."""
     from sim.games.rummikub import engine as e
     from sim.games.rummikub.play import play_chunk, policy_codes
 
     codes = policy_codes(policies, rules.players)
-    res = play_chunk(rules, seed, start, count, codes)
+    res = play_chunk(rules, seed, start, count, codes, duplicate=duplicate)
     r, p = res.rounds, res.players
     check_engine_errors(r[:, e.R_ERROR], start)
     players = rules.players
@@ -44,6 +45,7 @@ def chunk_tables(rules: Rules, seed: int, start: int, count: int, policies: list
     winners = [[s for s in range(players) if (m >> s) & 1] for m in mask]
     rounds = pl.DataFrame({
         "round_id": round_id,
+        **deal_columns(round_id, rules.players, duplicate),
         "players": np.full(count, players, dtype=np.int8),
         **{name: _column(rules, name, count) for name in VARIANT_FIELDS},
         "policies": [",".join(policies)] * count,

@@ -38,8 +38,8 @@ from sim.tiles import COUNTS_LEN, JOKER, KINDS, MAX_JOKERS, NUMBERS
 # --- rules parameters ----------------------------------------------------------------------
 (RP_PLAYERS, RP_RACK, RP_STARTER_EXTRA, RP_SET_JOKERS, RP_OPEN_POINTS, RP_OPEN_PAIRS,
  RP_INCREASING, RP_BUTTON, RP_KEEP, RP_WIN, RP_UNOPENED, RP_PAIRS_FACTOR, RP_FINISH_FACTOR,
- RP_ONE_TURN_PENALTY, RP_JOKER_PENALTY, RP_STARTER_MAY_OPEN) = range(16)
-RP_LEN = 16
+ RP_ONE_TURN_PENALTY, RP_JOKER_PENALTY, RP_STARTER_MAY_OPEN, RP_DUPLICATE) = range(17)
+RP_LEN = 17  # RP_DUPLICATE is not a rule: the players with ``--duplicate`` deals (sim.deal.deal_round), else 0
 
 # --- player state ------------------------------------------------------------------------
 (PS_OPEN_KIND, PS_OPEN_TURN, PS_OPEN_VALUE, PS_OPEN_THRESHOLD, PS_TOOK_DISCARD, PS_TURNS,

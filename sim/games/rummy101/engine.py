@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from sim.deal import full_deck, shuffle_round
+from sim.deal import deal_round, full_deck
 from sim.games.rummy101.bots import (
     USE_ADD,
     USE_MELDS,
@@ -80,6 +80,7 @@ from sim.games.rummy101.core import (
     PS_TURNS,
     RACK_JOKERS,
     RP_BUTTON,
+    RP_DUPLICATE,
     RP_KEEP,
     RP_PLAYERS,
     RP_RACK,
@@ -409,7 +410,7 @@ def play_rounds(seed, start, count, rp, policies, S, rs, deck_in, events, trace,
     for i in range(count):
         deck = deck_in
         if deck_in.shape[0] == 0:
-            shuffle_round(seed, start + i, deck_buffer, bits)
+            deal_round(seed, start + i, deck_buffer, bits, rp[RP_DUPLICATE], rp[RP_RACK], rp[RP_STARTER_EXTRA])
             deck = deck_buffer
         play_round(deck, rp, policies, S, rs, events, trace)
         out_rounds[i, R_FINISH] = g[G_FINISH]

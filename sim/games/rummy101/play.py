@@ -17,8 +17,9 @@ from sim.rules import Rules
 from sim.solver.arrays import solver_arrays
 
 
-def rules_params(rules: Rules) -> np.ndarray:
-    """The rules as the engine's integer array (``core.RP_*``)."""
+def rules_params(rules: Rules, duplicate: bool = False) -> np.ndarray:
+    """The rules as the engine's integer array (``core.RP_*``); ``duplicate``: deals played
+    once per seat rotation (``sim run --duplicate``)."""
     if rules.family != "rummy101":
         raise RulesError(f"the round engine plays Rummy 101 with tiles; {rules.name} is {rules.family}")
     rp = np.zeros(core.RP_LEN, dtype=np.int64)
@@ -38,6 +39,7 @@ def rules_params(rules: Rules) -> np.ndarray:
     rp[core.RP_ONE_TURN_PENALTY] = rules.one_turn_penalty
     rp[core.RP_JOKER_PENALTY] = rules.joker_penalty
     rp[core.RP_STARTER_MAY_OPEN] = rules.starter_may_open
+    rp[core.RP_DUPLICATE] = rules.players if duplicate else 0
     return rp
 
 
@@ -57,11 +59,12 @@ _NO_EVENTS = np.zeros((1, core.EV_FIELDS), dtype=np.int64)
 
 
 def play_chunk(rules: Rules, seed: int, start: int, count: int, policies: np.ndarray,
-               progress: bool = False) -> ChunkResult:
+               progress: bool = False, duplicate: bool = False) -> ChunkResult:
     """Rounds ``start .. start+count-1`` of ``seed`` (same rounds whatever the chunking).
-    ``progress``: show a progress bar if the engine must be compiled first."""
+    ``progress``: show a progress bar if the engine must be compiled first;
+    ``duplicate``: deals played once per seat rotation."""
     prepare(FAMILY.workload, progress)
-    rp = rules_params(rules)
+    rp = rules_params(rules, duplicate)
     S = solver_arrays(rules.group_of_three_max_jokers)
     rs = rnd.new_round_space(S[7].shape[0], rules.players, rules.jokers)
     out_r = np.zeros((count, rnd.R_LEN), dtype=np.int64)
@@ -84,14 +87,15 @@ class TracedRound:
 
 
 def trace_round(rules: Rules, seed: int, round_id: int, policies: np.ndarray,
-                deck: np.ndarray | None = None) -> TracedRound:
-    """Play one round with the trace on: round ``round_id`` of ``seed``, or a given tile
-    order ``deck`` (for scenario tests)."""
+                deck: np.ndarray | None = None, duplicate: bool = False) -> TracedRound:
+    """Play one round with the trace on: round ``round_id`` of ``seed`` (of a duplicate
+    run with ``duplicate``), or a given tile order ``deck`` (for scenario tests)."""
     prepare(FAMILY.workload)
     rp = rules_params(rules)
     S = solver_arrays(rules.group_of_three_max_jokers)
     if deck is None:
-        deck = round_deck(seed, round_id, rules.jokers)
+        deck = round_deck(seed, round_id, rules.jokers, rules.players if duplicate else 0, rules.rack_size,
+                          rules.starter_extra)
     deck = np.ascontiguousarray(deck, dtype=np.int64)
     rs = rnd.new_round_space(S[7].shape[0], rules.players, rules.jokers)
     events = np.zeros((core.MAX_EVENTS, core.EV_FIELDS), dtype=np.int64)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 
-from sim.games.family import check_engine_errors
+from sim.games.family import check_engine_errors, deal_columns
 from sim.games.rummy101 import FINISHES, OPEN_KINDS, POLICIES
 from sim.rules import Rules
 from sim.store import nullable
@@ -18,21 +18,23 @@ POLICY = pl.Enum(list(POLICIES))
 
 
 def chunk_tables(rules: Rules, seed: int, start: int, count: int, policies: list[str],
-                 drop: tuple[str, ...] = ()) -> dict[str, pl.DataFrame]:
-    """Play rounds ``start .. start+count-1``; the ``rounds`` and ``players`` tables.
-    Columns named in ``drop`` (the hive partition's) are left to the path."""
+                 drop: tuple[str, ...] = (), duplicate: bool = False) -> dict[str, pl.DataFrame]:
+    """Play rounds ``start .. start+count-1`` (``duplicate``: deals played once per seat
+    rotation); the ``rounds`` and ``players`` tables. Columns named in ``drop`` (the
+    hive partition's) are left to the path."""
     from sim.games.rummy101 import core
     from sim.games.rummy101 import engine as rnd
     from sim.games.rummy101.play import play_chunk, policy_codes
 
     codes = policy_codes(policies, rules.players)
-    res = play_chunk(rules, seed, start, count, codes)
+    res = play_chunk(rules, seed, start, count, codes, duplicate=duplicate)
     r, p = res.rounds, res.players
     check_engine_errors(r[:, rnd.R_ERROR], start)
     round_id = np.arange(start, start + count, dtype=np.int64)
     winner = r[:, rnd.R_WINNER]
     rounds = pl.DataFrame({
         "round_id": round_id,
+        **deal_columns(round_id, rules.players, duplicate),
         "players": np.full(count, rules.players, dtype=np.int8),
         "threshold_mode": [rules.threshold_mode] * count,
         "open_points": np.full(count, rules.open_points, dtype=np.int16),

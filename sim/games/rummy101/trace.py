@@ -102,11 +102,12 @@ def round_json(t, seed: int | None, round_id: int | None) -> dict:
     }
 
 
-def trace_json(rules: Rules, seed: int, round_id: int, policies: list[str]) -> dict:
+def trace_json(rules: Rules, seed: int, round_id: int, policies: list[str], duplicate: bool = False) -> dict:
     """Round ``round_id`` of ``seed`` played and traced, as JSON."""
     from sim.games.rummy101.play import policy_codes, trace_round
 
-    return round_json(trace_round(rules, seed, round_id, policy_codes(list(policies), rules.players)),
+    codes = policy_codes(list(policies), rules.players)
+    return round_json(trace_round(rules, seed, round_id, codes, duplicate=duplicate),
                       seed, round_id)
 
 
@@ -191,11 +192,11 @@ def _sorted(tiles: list[str]) -> str:
     return str(parse_rack(" ".join(tiles)))
 
 
-def trace_text(rules: Rules, seed: int, round_id: int, policies: list[str]) -> str:
+def trace_text(rules: Rules, seed: int, round_id: int, policies: list[str], duplicate: bool = False) -> str:
     """Round ``round_id`` of ``seed`` as text, and the referee's verdict."""
     from sim.games.rummy101.referee import referee
 
-    trace = trace_json(rules, seed, round_id, policies)
+    trace = trace_json(rules, seed, round_id, policies, duplicate)
     problems = referee(trace)
     return (format_trace(trace) + "\nreferee: every action checked, scores recomputed: "
             + ("no violations" if not problems else "; ".join(problems)))
