@@ -430,6 +430,119 @@ def sweep(
 
 @app.command()
 @_friendly
+def balance(
+    preset_name: PresetOpt = "rummy101",
+    players: Annotated[int | None, typer.Option(
+        "--players", help="2, 3 or 4 [default: the preset's].")] = None,
+    field_name: Annotated[str, typer.Option(
+        "--field", help="The numeric rules field to search, e.g. open_points.")] = "",
+    value_range: Annotated[str, typer.Option(
+        "--range", help="The values to search, LOW:HIGH (both ends played), e.g. 61:141.", metavar="LOW:HIGH")] = "",
+    target: Annotated[list[str] | None, typer.Option(
+        "--target", help="METRIC=VALUE to reach, e.g. p_open_by_turn_3=0.667 (repeatable: one answer each). "
+        "Metrics: those of --until-ci (sim run --help).", metavar="METRIC=VALUE")] = None,
+    tolerance: Annotated[int, typer.Option(
+        "--tolerance", help="Stop when the answer is known to this many units of the field (1: the neighbouring "
+        "values on each side of the target).")] = 1,
+    rounds: Annotated[int, typer.Option(
+        "--rounds", "-n", help="Rounds at each value tried, doubled at a value while its interval holds the target "
+        "(also the chunk size).")] = 2_000,
+    max_rounds: Annotated[int, typer.Option(
+        "--max-rounds", help="The most rounds at one value: there, a target still inside the interval is the answer.")]
+        = 64_000,
+    seed: SeedOpt = 1,
+    jobs: JobsOpt = None,
+    policy: PolicyOpt = "greedy",
+    settings: SetOpt = None,
+    out: Annotated[Path | None, typer.Option("--out", "-o", help="Directory of the rounds played (a sweep).")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object per target.")] = False,
+    overwrite: OverwriteOpt = False,
+    scheduler: SchedulerOpt = None,
+    cluster: ClusterOpt = None,
+) -> None:
+    """Find the value of a rules field at which a metric reaches a target (paired bisection with
+    a confidence test on common random numbers; see the README). Exit status 1 when a target
+    is out of reach in the range."""
+    from sim.balance import Balance, format_answer, parse_goal
+    from sim.games import family_of
+
+    rules = _rules(preset_name, settings)
+    if players is not None:
+        rules = rules.replace(players=players)
+    if not field_name:
+        raise SimError("--field is required, e.g. --field open_points")
+    low, sep, high = value_range.partition(":")
+    try:
+        lo, hi = int(low), int(high)
+    except ValueError:
+        raise SimError(f"--range {value_range!r}: expected LOW:HIGH integers, e.g. 61:141") from None
+    if not sep:
+        raise SimError(f"--range {value_range!r}: expected LOW:HIGH, e.g. 61:141")
+    if not target:
+        raise SimError("give at least one --target METRIC=VALUE, e.g. --target p_open_by_turn_3=0.667")
+    if out is None:
+        raise SimError("--out DIR is required (the rounds played are kept there, and reused when rerun)")
+    family = family_of(rules)
+    goals = [parse_goal(t, family.metrics, rules.players) for t in target]
+    policies = _seat_policies(family, policy, None, rules.players)
+    say = (lambda line: None) if as_json else (lambda line: typer.echo(line, err=True))
+    search = Balance(rules, field_name, lo, hi, out, seed, policies, rounds, max_rounds, tolerance, say)
+    search.overwrite = overwrite
+    answers, seconds = search.run(goals, jobs=jobs, scheduler=scheduler, cluster=cluster)
+    for ans in answers:
+        if as_json:
+            typer.echo(json.dumps({**ans.to_dict(field_name), "seconds": seconds, "rounds_played": search.played,
+                                   "out": str(out)}))
+        else:
+            typer.echo("\n".join(format_answer(search, ans)))
+    if not as_json:
+        total = sum(search.plan.values())
+        typer.echo(f"{total:,} rounds over {len(search.plan)} values in {out} ({search.played:,} played now, "
+                   f"{seconds:.0f} s); `sim report --data {out}` reads them")
+    if not all(a.reachable for a in answers):
+        raise typer.Exit(1)
+
+
+@app.command()
+@_friendly
+def tournament(
+    preset_name: PresetOpt = "rummy101",
+    players: Annotated[int | None, typer.Option(
+        "--players", help="2, 3 or 4 [default: the preset's].")] = None,
+    policies: Annotated[str, typer.Option(
+        "--policies", help="The bots to compare, e.g. greedy,careful.")] = "",
+    rounds: Annotated[int, typer.Option(
+        "--rounds", "-n", help="Rounds per seating (whole deals: each deal once per seat rotation).")] = 10_000,
+    seed: SeedOpt = 1,
+    jobs: JobsOpt = None,
+    settings: SetOpt = None,
+    out: Annotated[Path | None, typer.Option("--out", "-o", help="Directory of the rounds played.")] = None,
+    chunk: ChunkOpt = 10_000,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the standings as one JSON object.")] = False,
+    overwrite: OverwriteOpt = False,
+    progress: ProgressOpt = True,
+    scheduler: SchedulerOpt = None,
+    cluster: ClusterOpt = None,
+) -> None:
+    """Seat the policies in every arrangement over duplicate deals and rank them: mean score and
+    win share with 95% intervals, pairwise differences paired on the deals."""
+    from sim import runner
+    from sim import tournament as t
+
+    rules = _rules(preset_name, settings)
+    if players is not None:
+        rules = rules.replace(players=players)
+    names = tuple(p.strip() for p in policies.split(",") if p.strip())
+    if out is None:
+        raise SimError("--out DIR is required")
+    spec = t.spec(rules, names, rounds, seed, chunk)
+    runner.run(spec, out, jobs=jobs, progress=progress, overwrite=overwrite, scheduler=scheduler, cluster=cluster)
+    s = t.standings(out)
+    typer.echo(json.dumps(s) if as_json else "\n".join(t.format_standings(s)))
+
+
+@app.command()
+@_friendly
 def report(
     data: Annotated[list[Path], typer.Option(
         "--data", "-d", help="A run or sweep directory, or a deal-stats .parquet file (repeatable).")],

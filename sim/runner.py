@@ -19,6 +19,7 @@ chunks already written, and every file is written atomically.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import json
 import math
@@ -51,6 +52,8 @@ class Variant:
 
     rules: Rules
     partition: tuple[tuple[str, str], ...] = ()
+    rounds: int | None = None  # this variant's rounds, if not the run's (``sim balance`` plays some values more)
+    policies: tuple[str, ...] | None = None  # this variant's bots by seat, if not the run's (``sim tournament``)
 
     @property
     def subdir(self) -> str:
@@ -99,13 +102,22 @@ class RunSpec:
             "chunk": self.chunk,
             "until_ci": self.until.to_text() if self.until else None,
             **({"duplicate": True} if self.duplicate else {}),  # absent: the manifests of earlier runs
-            "variants": [{"partition": dict(v.partition), "rules": v.rules.to_dict()} for v in self.variants],
+            "variants": [{"partition": dict(v.partition), "rules": v.rules.to_dict(),
+                          **({"rounds": v.rounds} if v.rounds is not None else {}),
+                          **({"policies": list(v.policies)} if v.policies is not None else {})}
+                         for v in self.variants],
         }
+
+    def rounds_of(self, v: Variant) -> int:
+        return self.rounds if v.rounds is None else v.rounds
+
+    def policies_of(self, v: Variant) -> tuple[str, ...]:
+        return self.policies if v.policies is None else v.policies
 
     def chunks(self) -> list[tuple[int, int, int]]:
         """(variant index, first round, rounds) of every chunk."""
-        return [(vi, s, min(self.chunk, self.rounds - s))
-                for vi in range(len(self.variants)) for s in range(0, self.rounds, self.chunk)]
+        return [(vi, s, min(self.chunk, self.rounds_of(v) - s))
+                for vi, v in enumerate(self.variants) for s in range(0, self.rounds_of(v), self.chunk)]
 
 
 def deal_step(variants: tuple[Variant, ...], duplicate: bool) -> int:
@@ -140,12 +152,13 @@ def _play_chunk(rules_json: str, seed: int, start: int, count: int, policies: li
 
 
 def _chunk_meta(spec: RunSpec, v: Variant) -> dict[str, str]:
-    return provenance("rounds", v.rules.to_json(), spec.seed, policies=",".join(spec.policies),
+    return provenance("rounds", v.rules.to_json(), spec.seed, policies=",".join(spec.policies_of(v)),
                       partition=v.subdir, chunk=spec.chunk, duplicate=spec.duplicate)
 
 
-def _chunk_done(paths: tuple[Path, ...], meta: dict[str, str]) -> bool:
-    """Every file of a chunk is there and was written by these settings."""
+def _chunk_done(paths: tuple[Path, ...], meta: dict[str, str], count: int) -> bool:
+    """Every file of a chunk is there, was written by these settings and holds its
+    ``count`` rounds (a run grown from fewer rounds has a short last chunk to replay)."""
     for path in paths:
         if not path.exists():
             return False
@@ -154,6 +167,8 @@ def _chunk_done(paths: tuple[Path, ...], meta: dict[str, str]) -> bool:
         except DatasetError:
             return False
         if got.get("rules") != meta["sim.rules"] or got.get("seed") != meta["sim.seed"]:
+            return False
+        if got.get("rounds", str(count)) != str(count):
             return False
     return True
 
@@ -194,9 +209,24 @@ def _tables_of(manifest: dict | None, family: Family) -> tuple[str, ...]:
     return tuple(names)
 
 
-def prepare(out: Path, spec: RunSpec, overwrite: bool) -> None:
+def _grows(old: dict, new: dict) -> bool:
+    """Whether manifest ``new`` only adds variants or rounds to ``old`` (``sim balance``
+    extends its sweep step by step): every chunk already written stays valid."""
+    same = {k: v for k, v in old.items() if k not in ("variants", "rounds")}
+    if same != {k: v for k, v in new.items() if k not in ("variants", "rounds")}:
+        return False
+    now = {json.dumps(v["partition"], sort_keys=True): v for v in new["variants"]}
+    for v in old["variants"]:
+        got = now.get(json.dumps(v["partition"], sort_keys=True))
+        if got is None or got["rules"] != v["rules"]:
+            return False
+    return True
+
+
+def prepare(out: Path, spec: RunSpec, overwrite: bool, grow: bool = False) -> None:
     """Check the output directory before any work: writable, and either new, the same
-    run (resume) or explicitly overwritten."""
+    run (resume), the same run with more variants or rounds (``grow``) or explicitly
+    overwritten."""
     out = Path(out)
     if out.exists() and not out.is_dir():
         raise DatasetError(f"--out {out} is a file; a run writes a directory")
@@ -206,7 +236,7 @@ def prepare(out: Path, spec: RunSpec, overwrite: bool) -> None:
             old = json.loads(manifest.read_text())
         except (OSError, json.JSONDecodeError):
             old = None
-        if old != spec.manifest():
+        if old != spec.manifest() and not (grow and isinstance(old, dict) and _grows(old, spec.manifest())):
             if not overwrite:
                 raise DatasetError(
                     f"{out} holds a run with other settings ({manifest}); choose another --out "
@@ -236,20 +266,24 @@ class RunReport:
 
 
 def run(spec: RunSpec, out: Path, jobs: int | None = None, progress: bool = True, overwrite: bool = False,
-        scheduler: str | None = None, cluster: str | None = None) -> RunReport:
+        scheduler: str | None = None, cluster: str | None = None, grow: bool = False,
+        workers: Workers | None = None) -> RunReport:
     """Play every chunk of ``spec`` not yet written into ``out``, on local worker
-    processes or a dask cluster (``scheduler`` address, or ``cluster="local[:N]"``)."""
+    processes or a dask cluster (``scheduler`` address, or ``cluster="local[:N]"``), or
+    on ``workers`` already started (a tool that runs many times). ``grow``: ``out`` may
+    hold the same run with fewer variants or rounds (kept)."""
     out = Path(out)
     first = spec.variants[0]
     family = spec.family
     played = [0]
     report = RunReport(spec, out, 0.0, 0, 0)
-    with Workers(jobs, scheduler, cluster) as workers:  # a bad cluster fails before anything is written
-        prepare(out, spec, overwrite)
+    with contextlib.nullcontext(workers) if workers else Workers(jobs, scheduler, cluster) as workers:
+        # a bad cluster fails before anything is written
+        prepare(out, spec, overwrite, grow)
         report.where = workers.describe()
         # Compile here once, saying so: local workers then load the kernels from the cache.
         family.prepare(progress)
-        bar = tqdm(total=None if spec.until else spec.rounds * len(spec.variants), unit=family.unit,
+        bar = tqdm(total=None if spec.until else sum(map(spec.rounds_of, spec.variants)), unit=family.unit,
                    unit_scale=True, disable=not progress, desc=f"{spec.kind} {first.rules.name}", smoothing=0.05)
         t0 = time.perf_counter()
         try:
@@ -271,7 +305,7 @@ def chunk_name(v: Variant, start: int, count: int) -> str:
 
 
 def _task_args(spec: RunSpec, v: Variant, start: int, count: int) -> tuple:
-    return (v.rules.to_json(), spec.seed, start, count, seat_policies(spec.policies, v.rules.players),
+    return (v.rules.to_json(), spec.seed, start, count, seat_policies(spec.policies_of(v), v.rules.players),
             tuple(k for k, _ in v.partition), spec.duplicate)
 
 
@@ -282,7 +316,7 @@ def _run_all(spec: RunSpec, out: Path, workers: Workers, bar, played: list[int],
         v = spec.variants[vi]
         paths = _paths(out, tables, v, start)
         meta = _chunk_meta(spec, v)
-        if _chunk_done(paths, meta):
+        if _chunk_done(paths, meta, count):
             report.skipped += count
             bar.update(count)
             continue
@@ -308,7 +342,7 @@ def _run_until(spec: RunSpec, out: Path, workers: Workers, bar, played: list[int
 
         def stored(start, v=v, meta=meta):
             paths = _paths(out, family.tables, v, start)
-            if not _chunk_done(paths, meta):
+            if not _chunk_done(paths, meta, min(spec.chunk, spec.rounds - start)):
                 return None
             return {name: pl.read_parquet(path) for name, path in zip(family.tables, paths, strict=True)}
 

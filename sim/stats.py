@@ -120,3 +120,18 @@ def clustered(values, clusters, share: bool = False) -> dict[str, float]:
     acc = cluster_stats(values, clusters)
     est, lo, hi = cluster_interval(acc, share)
     return {"estimate": est, "ci_low": lo, "ci_high": hi, "n": int(acc[1]), "clusters": int(acc[0])}
+
+
+def ratio_difference(ya, ma, yb, mb) -> dict[str, float]:
+    """The difference of two pooled means sum(ya)/sum(ma) - sum(yb)/sum(mb) measured on the
+    same clusters (arrays of per-cluster totals and sizes, aligned), with its
+    cluster-robust 95% interval (linearised: each cluster's contribution to both means).
+    Pairing on clusters removes what they share (a deal's luck) from the difference."""
+    ya, ma, yb, mb = (np.asarray(x, dtype=float) for x in (ya, ma, yb, mb))
+    na, nb = ma.sum(), mb.sum()
+    ea, eb = ya.sum() / na, yb.sum() / nb
+    z = (ya - ea * ma) / na - (yb - eb * mb) / nb
+    g = z.size
+    se = float(np.sqrt(g / (g - 1) * (z * z).sum())) if g > 1 else float("nan")
+    d = ea - eb
+    return {"estimate": float(d), "ci_low": d - Z95 * se, "ci_high": d + Z95 * se}

@@ -1,0 +1,131 @@
+"""``sim tournament``: bots against each other on duplicate deals, for any family.
+
+Every seating of the policies (each seat one policy, every policy at least once) plays
+the same deals, each deal once per seat rotation (``--duplicate``): a policy meets every
+hand at every seat against every mix of opponents, so the deal's luck and the seat's
+edge cancel out of the comparison. The rounds are one sweep dataset (a variant per
+seating, partition ``seating=greedy-careful-...``); :func:`standings` reads it.
+
+A policy's **mean score** is its players' mean score per round, its **win share** the
+share of its player-rounds won alone. Intervals are clustered by deal (every seating and
+rotation of a deal together), and the pairwise differences are paired on the deals.
+"""
+
+from __future__ import annotations
+
+import itertools
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+
+from sim import runner
+from sim.errors import DatasetError, SimError
+from sim.rules import Rules
+from sim.stats import clustered, ratio_difference
+
+KIND = "tournament"
+
+
+def seatings(policies: tuple[str, ...], players: int) -> list[tuple[str, ...]]:
+    """Every assignment of ``policies`` to the seats using each at least once, in order."""
+    if len(set(policies)) != len(policies):
+        raise SimError(f"--policies {','.join(policies)}: name each policy once")
+    if len(policies) < 2:
+        raise SimError("--policies: a tournament needs at least two policies, e.g. greedy,careful")
+    if len(policies) > players:
+        raise SimError(f"--policies: {len(policies)} policies do not fit at {players} seats")
+    return [s for s in itertools.product(policies, repeat=players) if set(s) == set(policies)]
+
+
+def spec(rules: Rules, policies: tuple[str, ...], rounds: int, seed: int, chunk: int) -> runner.RunSpec:
+    """The run of a tournament: a variant per seating, duplicate deals, ``rounds`` each
+    (rounded up to whole deals)."""
+    family = runner.family_of(rules)
+    unknown = [p for p in policies if p not in family.policies]
+    if unknown:
+        raise SimError(f"unknown policy {unknown[0]!r}; {family.title} policies: {', '.join(family.policies)}")
+    variants = tuple(runner.Variant(rules, (("seating", "-".join(s)),), policies=s)
+                     for s in seatings(policies, rules.players))
+    rounds, chunk = runner.whole_deals(rounds, min(chunk, rounds), rules.players)
+    return runner.RunSpec(variants, rounds, seed, (policies[0],), chunk, kind=KIND, duplicate=True)
+
+
+def standings(path: str | Path) -> dict:
+    """Each policy's mean score and win share, the pairwise differences and the ranking
+    of a tournament dataset (see the module docstring). The ranking sorts by mean score
+    and says for each policy whether the next is separated (its difference's interval
+    excludes 0) or overlaps."""
+    from sim.analysis import open_dataset
+
+    ds = open_dataset(path)
+    if ds.manifest.get("kind") != KIND:
+        raise DatasetError(f"{path}: a {ds.manifest.get('kind')!r} dataset, not a tournament (sim tournament --out)")
+    policies = sorted({p for v in ds.variants for p in v.get("policies", [])},
+                      key=lambda p: ds.manifest["policies"].index(p) if p in ds.manifest["policies"] else 99)
+    won = (pl.col("winner_seat") == pl.col("seat")).fill_null(False)
+    rows = ds.players.select(pl.col("deal_id"), pl.col("policy").cast(pl.String), pl.col("score").cast(pl.Float64),
+                             won.cast(pl.Float64).alias("won")).collect()
+    per = (rows.group_by("deal_id", "policy").agg(pl.len().alias("m"), pl.col("score").sum().alias("score"),
+                                                  pl.col("won").sum().alias("won"))
+           .pivot(on="policy", index="deal_id", values=["m", "score", "won"]).fill_null(0).sort("deal_id"))
+    out: dict = {"policies": {}, "pairs": [], "ranking": [], "rounds": ds.rounds.select(pl.len()).collect().item(),
+                 "deals": per.height, "seatings": len(ds.variants), "family": ds.family}
+    for p in policies:
+        sub = rows.filter(pl.col("policy") == p)
+        out["policies"][p] = {
+            "mean_score": _interval(clustered(sub["score"].to_numpy(), sub["deal_id"].to_numpy())),
+            "win_share": _interval(clustered(sub["won"].to_numpy(), sub["deal_id"].to_numpy(), share=True)),
+            "player_rounds": sub.height,
+        }
+
+    def col(kind: str, p: str) -> np.ndarray:
+        return per[f"{kind}_{p}"].cast(pl.Float64).to_numpy()
+
+    diffs = {}
+    for a, b in itertools.combinations(policies, 2):
+        d = {"a": a, "b": b,
+             "mean_score": _interval(ratio_difference(col("score", a), col("m", a), col("score", b), col("m", b))),
+             "win_share": _interval(ratio_difference(col("won", a), col("m", a), col("won", b), col("m", b)))}
+        out["pairs"].append(d)
+        diffs[(a, b)] = d["mean_score"]
+        diffs[(b, a)] = {"estimate": -d["mean_score"]["estimate"], "ci_low": -d["mean_score"]["ci_high"],
+                         "ci_high": -d["mean_score"]["ci_low"]}
+    order = sorted(policies, key=lambda p: -out["policies"][p]["mean_score"]["estimate"])
+    for i, p in enumerate(order):
+        entry = {"rank": i + 1, "policy": p, "mean_score": out["policies"][p]["mean_score"]["estimate"]}
+        if i + 1 < len(order):
+            d = diffs[(p, order[i + 1])]
+            entry["ahead_of_next"] = d
+            entry["separated"] = bool(d["ci_low"] > 0)
+        out["ranking"].append(entry)
+    return out
+
+
+def _interval(d: dict) -> dict:
+    return {"estimate": float(d["estimate"]), "ci_low": float(d["ci_low"]), "ci_high": float(d["ci_high"])}
+
+
+def format_standings(s: dict) -> list[str]:
+    """The standings as lines a person reads."""
+    lines = [f"{s['family']} tournament: {s['rounds']:,} rounds = {s['deals']:,} deals x every rotation, "
+             f"over {s['seatings']} seatings", "",
+             f"  {'policy':<10}{'mean score per round':>32}{'win share':>28}"]
+    for p, v in s["policies"].items():
+        m, w = v["mean_score"], v["win_share"]
+        lines.append(f"  {p:<10}{m['estimate']:>12.2f} [{m['ci_low']:8.2f}, {m['ci_high']:8.2f}]"
+                     f"{w['estimate']:>10.2%} [{w['ci_low']:.2%}, {w['ci_high']:.2%}]")
+    lines.append("")
+    for d in s["pairs"]:
+        m, w = d["mean_score"], d["win_share"]
+        lines.append(f"  {d['a']} - {d['b']}: score {m['estimate']:+.2f} [{m['ci_low']:+.2f}, {m['ci_high']:+.2f}], "
+                     f"win share {w['estimate']:+.2%} [{w['ci_low']:+.2%}, {w['ci_high']:+.2%}] (paired on deals)")
+    lines.append("")
+    ranks = []
+    for e in s["ranking"]:
+        text = f"{e['rank']}. {e['policy']}"
+        if "separated" in e:
+            text += " (ahead of the next, 95%)" if e["separated"] else " (interval overlaps the next: not separated)"
+        ranks.append(text)
+    lines.append("  ranking by mean score: " + "; ".join(ranks))
+    return lines
