@@ -155,13 +155,13 @@ def test_until_ci_stops_at_the_first_prefix_narrow_enough_whatever_jobs(tmp_path
     assert used == b.used["all rounds"] and 100 <= used < 20000
     assert rows(tmp_path / "a", "players").equals(rows(tmp_path / "b", "players"))
     players = rows(tmp_path / "a", "players")
-    k = int((players["open_turn"] <= 3).fill_null(False).sum())
-    lo, hi = sim.stats.wilson_interval(k, players.height)
-    assert (hi - lo) / 2 <= 0.02
-    shorter = players.filter(pl.col("round_id") < used - 100)  # one chunk less is not enough
-    k = int((shorter["open_turn"] <= 3).fill_null(False).sum())
-    lo, hi = sim.stats.wilson_interval(k, shorter.height)
-    assert (hi - lo) / 2 > 0.02
+
+    def half_width(p):  # the players of a round are one sample (cluster-robust Wilson interval)
+        c = sim.stats.clustered((p["open_turn"] <= 3).fill_null(False).to_numpy(), p["round_id"].to_numpy(), True)
+        return (c["ci_high"] - c["ci_low"]) / 2
+
+    assert half_width(players) <= 0.02
+    assert half_width(players.filter(pl.col("round_id") < used - 100)) > 0.02  # one chunk less is not enough
 
 
 def test_until_ci_for_a_mean_and_for_deal_stats(tmp_path):

@@ -90,9 +90,9 @@ def test_tables_hold_the_documented_columns(tmp_path):
     rep = runner.run(spec(rounds=300, policies=("greedy", "careful", "greedy", "careful")), out, jobs=1,
                      progress=False)
     rounds, players = load(out, "rounds"), load(out, "players")
-    assert rounds.columns == ["round_id", "players", "threshold_mode", "open_points", "open_pairs",
-                              "button_jokers", "starter_may_open", "policies", "finish", "winner_seat", "turns",
-                              "stock_left"]
+    assert rounds.columns == ["round_id", "deal_id", "rotation", "players", "threshold_mode", "open_points",
+                              "open_pairs", "button_jokers", "starter_may_open", "policies", "finish", "winner_seat",
+                              "turns", "stock_left"]
     assert set(players.columns) >= {"round_id", "seat", "policy", "opened", "open_kind", "open_turn",
                                     "open_value", "open_threshold", "took_discard", "rack_value",
                                     "jokers_left", "score"}
