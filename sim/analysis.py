@@ -155,13 +155,39 @@ def _clustered(ds: Dataset, lf: pl.LazyFrame, group: Sequence[str], value: pl.Ex
                                           pl.Series(f"{prefix}ci_high", np.atleast_1d(hi)))
 
 
+def _clustered_categories(ds: Dataset, lf: pl.LazyFrame, group: Sequence[str], category: str) -> pl.DataFrame:
+    """Cluster-robust 95% intervals of the share of each ``category`` value within each
+    ``group`` of ``lf`` (:func:`_clustered` for a distribution: a cluster without the
+    value counts zero). Columns: ``*group``, ``category``, ``ci_low``, ``ci_high``."""
+    group = list(group)
+    cluster = ds.cluster
+    if cluster not in lf.collect_schema().names():
+        lf = lf.join(ds.rounds.select("round_id", *ds.keys, cluster), on=["round_id", *ds.keys], how="left")
+    sizes = lf.group_by(*group, cluster).agg(pl.len().cast(pl.Float64).alias("_m"))
+    aggs = (pl.len().alias("_g"), pl.col("_m").sum().alias("_n"), (pl.col("_m") ** 2).sum().alias("_smm"))
+    totals = sizes.group_by(*group).agg(*aggs) if group else sizes.select(*aggs)
+    counts = (lf.group_by(*group, cluster, category).agg(pl.len().cast(pl.Float64).alias("_y"))
+              .join(sizes, on=[*group, cluster], how="left", nulls_equal=True)
+              .group_by(*group, category).agg(pl.col("_y").sum().alias("_sy"), (pl.col("_y") ** 2).sum().alias("_syy"),
+                                              (pl.col("_y") * pl.col("_m")).sum().alias("_sym")))
+    df = (counts.join(totals, on=group, how="left", nulls_equal=True) if group else counts.join(totals, how="cross"))
+    df = df.collect()
+    acc = np.stack([df[c].cast(pl.Float64).to_numpy() for c in ("_g", "_n", "_sy", "_syy", "_sym", "_smm")])
+    _, lo, hi = cluster_interval(acc, True)
+    return df.select(*group, category).with_columns(pl.Series("ci_low", np.atleast_1d(lo)),
+                                                    pl.Series("ci_high", np.atleast_1d(hi)))
+
+
 def _with_ci(df: pl.DataFrame, ci: pl.DataFrame, group: Sequence[str], prefix: str = "") -> pl.DataFrame:
-    """``df`` with its interval columns replaced by those of ``ci`` (:func:`_clustered`)."""
+    """``df`` with its interval columns replaced by those of ``ci`` (:func:`_clustered`)
+    where ``ci`` has them (a category never seen keeps its Wilson interval)."""
     cols = [f"{prefix}ci_low", f"{prefix}ci_high"]
     order = df.columns
     if not group:
         return df.drop(cols).with_columns(ci[c] for c in cols).select(order)
-    return df.drop(cols).join(ci, on=list(group), how="left", nulls_equal=True).select(order)
+    new = ci.rename({c: f"_new{c}" for c in cols})
+    return (df.join(new, on=list(group), how="left", nulls_equal=True)
+            .with_columns(pl.coalesce(f"_new{c}", c).alias(c) for c in cols).select(order))
 
 
 def _by(ds: Dataset, by: Sequence[str] | None, extra: Sequence[str] = ()) -> list[str]:
@@ -210,7 +236,8 @@ def opening_kinds(ds: Dataset, by: Sequence[str] | None = None) -> pl.DataFrame:
     df = (ds.players.with_columns(kind).group_by(*group, "open_kind").agg(pl.len().alias("k"))
           .with_columns(pl.col("k").sum().over(group or pl.lit(1)).alias("n"))
           .sort(*group, "open_kind").collect())
-    return _shares(df)
+    ci = _clustered_categories(ds, ds.players.with_columns(kind), group, "open_kind")
+    return _with_ci(_shares(df), ci, [*group, "open_kind"])
 
 
 def discard_openings(ds: Dataset, by: Sequence[str] | None = None) -> pl.DataFrame:
@@ -220,11 +247,12 @@ def discard_openings(ds: Dataset, by: Sequence[str] | None = None) -> pl.DataFra
     ``share``, ``ci_low``, ``ci_high``.
     """
     group = _by(ds, by, ("players",))
-    df = (ds.players.filter(pl.col("opened"))
-          .group_by(*group, pl.col("open_kind").cast(pl.String))
+    opened = ds.players.filter(pl.col("opened")).with_columns(pl.col("open_kind").cast(pl.String))
+    df = (opened.group_by(*group, "open_kind")
           .agg(pl.col("took_discard").sum().alias("k"), pl.len().alias("n"))
           .sort(*group, "open_kind").collect())
-    return _shares(df)
+    ci = _clustered(ds, opened, [*group, "open_kind"], pl.col("took_discard"), True)
+    return _with_ci(_shares(df), ci, [*group, "open_kind"])
 
 
 def opening_values(ds: Dataset, kind: str = "melds", by: Sequence[str] | None = None) -> pl.DataFrame:
@@ -234,11 +262,11 @@ def opening_values(ds: Dataset, kind: str = "melds", by: Sequence[str] | None = 
     the group), ``share``, ``ci_low``, ``ci_high``.
     """
     group = _by(ds, by, ("players",))
-    df = (ds.players.filter(pl.col("open_kind").cast(pl.String) == kind)
-          .group_by(*group, "open_value").agg(pl.len().alias("k"))
+    openings = ds.players.filter(pl.col("open_kind").cast(pl.String) == kind)
+    df = (openings.group_by(*group, "open_value").agg(pl.len().alias("k"))
           .with_columns(pl.col("k").sum().over(group or pl.lit(1)).alias("n"))
           .sort(*group, "open_value").collect())
-    return _shares(df)
+    return _with_ci(_shares(df), _clustered_categories(ds, openings, group, "open_value"), [*group, "open_value"])
 
 
 def deal_open_shares(paths: Sequence[str | Path]) -> pl.DataFrame:
@@ -377,11 +405,11 @@ def score_histogram(ds: Dataset, by: Sequence[str] | None = None, width: int = 1
     Columns: ``*by``, ``bin`` (lower edge), ``k``, ``n``, ``share``, ``ci_low``, ``ci_high``.
     """
     group = _by(ds, by, ("players",))
-    df = (ds.players.with_columns(((pl.col("score") // width) * width).alias("bin"))
-          .group_by(*group, "bin").agg(pl.len().alias("k"))
+    binned = ds.players.with_columns(((pl.col("score") // width) * width).alias("bin"))
+    df = (binned.group_by(*group, "bin").agg(pl.len().alias("k"))
           .with_columns(pl.col("k").sum().over(group or pl.lit(1)).alias("n"))
           .sort(*group, "bin").collect())
-    return _shares(df)
+    return _with_ci(_shares(df), _clustered_categories(ds, binned, group, "bin"), [*group, "bin"])
 
 
 def outcomes(ds: Dataset, by: Sequence[str] | None = None) -> pl.DataFrame:
@@ -400,7 +428,8 @@ def outcomes(ds: Dataset, by: Sequence[str] | None = None) -> pl.DataFrame:
           .agg(pl.len().alias("k"), pl.col("score").mean().alias("mean_score"))
           .with_columns(pl.col("k").sum().over(group or pl.lit(1)).alias("n"))
           .sort(*group, "outcome").collect())
-    return _shares(df)
+    ci = _clustered_categories(ds, ds.players.with_columns(outcome), group, "outcome")
+    return _with_ci(_shares(df), ci, [*group, "outcome"])
 
 
 def penalty_distribution(ds: Dataset, by: Sequence[str] | None = None) -> pl.DataFrame:
@@ -412,11 +441,12 @@ def penalty_distribution(ds: Dataset, by: Sequence[str] | None = None) -> pl.Dat
     group = _by(ds, by, ("players",))
     won = (pl.col("winner_seat") == pl.col("seat")).fill_null(False)
     kind = pl.col("open_kind").cast(pl.String)
-    df = (ds.players.filter(~won & pl.col("opened"))
-          .group_by(*group, kind, (-pl.col("score")).alias("penalty")).agg(pl.len().alias("k"))
+    lost = ds.players.filter(~won & pl.col("opened")).with_columns(kind, (-pl.col("score")).alias("penalty"))
+    df = (lost.group_by(*group, "open_kind", "penalty").agg(pl.len().alias("k"))
           .with_columns(pl.col("k").sum().over([*group, "open_kind"]).alias("n"))
           .sort(*group, "open_kind", "penalty").collect())
-    return _shares(df)
+    ci = _clustered_categories(ds, lost, [*group, "open_kind"], "penalty")
+    return _with_ci(_shares(df), ci, [*group, "open_kind", "penalty"])
 
 
 def penalty_values(ds: Dataset, by: Sequence[str] | None = None) -> pl.DataFrame:
@@ -427,11 +457,11 @@ def penalty_values(ds: Dataset, by: Sequence[str] | None = None) -> pl.DataFrame
     """
     group = _by(ds, by, ("players",))
     won = (pl.col("winner_seat") == pl.col("seat")).fill_null(False)
-    df = (ds.players.filter(~won)
-          .group_by(*group, (-pl.col("score")).alias("penalty")).agg(pl.len().alias("k"))
+    lost = ds.players.filter(~won).with_columns((-pl.col("score")).alias("penalty"))
+    df = (lost.group_by(*group, "penalty").agg(pl.len().alias("k"))
           .with_columns(pl.col("k").sum().over(group or pl.lit(1)).alias("n"))
           .sort(*group, "penalty").collect())
-    return _shares(df)
+    return _with_ci(_shares(df), _clustered_categories(ds, lost, group, "penalty"), [*group, "penalty"])
 
 
 def finish_rates(ds: Dataset, by: Sequence[str] | None = None) -> pl.DataFrame:
@@ -452,7 +482,10 @@ def finish_rates(ds: Dataset, by: Sequence[str] | None = None) -> pl.DataFrame:
     grid = totals.join(finishes, how="cross")
     df = (grid.join(counts, on=[*group, "finish"], how="left").with_columns(pl.col("k").fill_null(0))
           .sort(*group, "finish"))
-    return _shares(df).select(*group, "finish", "k", "n", "share", "ci_low", "ci_high")
+    rounds = ds.rounds.with_columns(pl.col("finish").cast(pl.String))
+    ci = _clustered_categories(ds, rounds, group, "finish")  # rounds of a duplicate deal together
+    return _with_ci(_shares(df), ci, [*group, "finish"]).select(*group, "finish", "k", "n", "share", "ci_low",
+                                                                 "ci_high")
 
 
 def winner_gain(ds: Dataset, by: Sequence[str] | None = None) -> pl.DataFrame:
@@ -468,7 +501,7 @@ def winner_gain(ds: Dataset, by: Sequence[str] | None = None) -> pl.DataFrame:
                pl.col("score").std().fill_null(0).alias("sd"),
                (pl.col("score") > pl.col("score").min()).mean().alias("share_doubled"))
           .sort(*group).collect())
-    return _means(df)
+    return _with_ci(_means(df), _clustered(ds, ds.players.filter(won), group, pl.col("score"), False), group)
 
 
 def win_shares(ds: Dataset, by: Sequence[str] | None = None) -> pl.DataFrame:

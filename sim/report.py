@@ -118,6 +118,56 @@ def _deal_section(rep: Report, files: list[Path]) -> None:
               {"mean_value": ".1f", "racks": ","})
 
 
+def _seat_section(rep: Report, ds: A.Dataset, prefer: dict) -> None:
+    """Seat advantage (:func:`sim.analysis.seat_advantage`) of every variant, with the
+    edges over the table's mean that a rule change should bring to zero."""
+    adv = A.seat_advantage(ds)
+    keys = [k for k in adv.columns if k in ds.keys]
+    rows = []
+    for combo in _shown(adv, keys, _baseline(ds, prefer)):
+        sub = adv.filter(*[pl.col(k) == v for k, v in combo.items()]) if combo else adv
+        for r in sub.iter_rows(named=True):
+            rows.append({**({"variant": ", ".join(f"{k}={v}" for k, v in combo.items())} if combo else {}),
+                         "players": r["players"], "seat": r["seat"],
+                         "wins": f"{_pct(r['win_share'])} {_ci(r['win_ci_low'], r['win_ci_high'])}",
+                         "win edge": f"{100 * r['win_edge']:+.2f} pts [{100 * r['win_edge_ci_low']:+.2f}, "
+                                     f"{100 * r['win_edge_ci_high']:+.2f}]",
+                         "mean score": f"{r['mean_score']:+.1f}",
+                         "score edge": f"{r['score_edge']:+.2f} [{r['score_edge_ci_low']:+.2f}, "
+                                       f"{r['score_edge_ci_high']:+.2f}]"})
+    how = ("every deal was played once per seat rotation (`--duplicate`), so the deal's luck cancels "
+           "and the intervals are clustered by deal" if ds.duplicate else
+           "each round is its own deal; `sim run --duplicate` plays every deal at every seat and "
+           "narrows these intervals")
+    rep.add("### Seat advantage", "",
+            "Each seat's share of rounds won alone and its mean score, and its edge over the table: the "
+            f"seat's value minus the mean of all seats in the same round (seat 0 starts). Here {how}.", "")
+    rep.table(pl.DataFrame(rows))
+
+
+def _tournament_section(rep: Report, ds: A.Dataset) -> None:
+    """A tournament's standings (:func:`sim.tournament.standings`)."""
+    from sim.tournament import standings
+
+    s = standings(ds.path)
+    rep.add("### Bot tournament", "",
+            f"Every seating of the bots ({s['seatings']}) over the same {s['deals']:,} deals, each played once "
+            "per seat rotation; intervals clustered by deal, differences paired on the deals.", "")
+    rep.table(pl.DataFrame([{"rank": e["rank"], "policy": e["policy"],
+                             "mean score": f"{s['policies'][e['policy']]['mean_score']['estimate']:+.2f} "
+                                           + _ci(s["policies"][e["policy"]]["mean_score"]["ci_low"],
+                                                 s["policies"][e["policy"]]["mean_score"]["ci_high"], pct=False,
+                                                 digits=2),
+                             "win share": f"{_pct(s['policies'][e['policy']]['win_share']['estimate'])} "
+                                          + _ci(s["policies"][e["policy"]]["win_share"]["ci_low"],
+                                                s["policies"][e["policy"]]["win_share"]["ci_high"]),
+                             "ahead of the next": "" if "separated" not in e else
+                             f"{e['ahead_of_next']['estimate']:+.2f} "
+                             + _ci(e["ahead_of_next"]["ci_low"], e["ahead_of_next"]["ci_high"], pct=False, digits=2)
+                             + ("" if e["separated"] else " (not separated)")}
+                            for e in s["ranking"]]))
+
+
 def _provenance_section(rep: Report, datasets: list[A.Dataset], deal_files: list[Path]) -> None:
     rep.add("## Rules, provenance and how to reproduce", "")
     for ds in datasets:
@@ -200,7 +250,11 @@ def build_report(sources: list[str | Path], out: str | Path, title: str | None =
             rep.add(f"## {ds.path.name}: {m['kind']} over {swept}", "",
                     f"{m['rounds']:,} rounds per variant, {len(ds.variants)} variant(s), seed {m['seed']}, "
                     f"bots: {', '.join(m['policies'])}.", "")
+            if m["kind"] == "tournament":
+                _tournament_section(rep, ds)
+                continue
             family(ds.family).report_sections(rep, ds, prefer)
+            _seat_section(rep, ds, prefer)
         _provenance_section(rep, datasets, deals)
         rep.add("To regenerate this report from the same data:", "", "```sh", command, "```", "")
     text = "\n".join(rep.lines) + "\n"

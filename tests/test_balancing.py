@@ -366,3 +366,19 @@ def test_cli_tournament_json(tmp_path):
         assert set(v["win_share"]) == {"estimate", "ci_low", "ci_high"}
     bad = CliRunner().invoke(app, ["tournament", "--policies", "greedy,nope", "--out", str(tmp_path / "u")])
     assert bad.exit_code == 2 and "unknown policy 'nope'" in bad.output and not (tmp_path / "u").exists()
+
+
+def test_report_shows_seat_advantage_and_tournament_standings(seat_runs, tmp_path):
+    from sim.report import build_report
+
+    runner.run(tour.spec(RUMMY101.replace(players=2), ("greedy", "careful"), 20, 5, 10), tmp_path / "t", jobs=1,
+               progress=False)
+    build_report([seat_runs / "dup", tmp_path / "t"], tmp_path / "rep")
+    text = (tmp_path / "rep" / "report.md").read_text()
+    adv = analysis.seat_advantage(analysis.open_dataset(seat_runs / "dup")).row(0, named=True)
+    assert "### Seat advantage" in text and "played once per seat rotation (`--duplicate`)" in text
+    assert f"{adv['score_edge']:+.2f} [{adv['score_edge_ci_low']:+.2f}, {adv['score_edge_ci_high']:+.2f}]" in text
+    s = tour.standings(tmp_path / "t")
+    first = s["ranking"][0]
+    assert "### Bot tournament" in text
+    assert f"| 1 | {first['policy']} | {first['mean_score']:+.2f}" in text
