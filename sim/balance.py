@@ -40,7 +40,7 @@ from sim.errors import RulesError, SimError
 from sim.parallel import Workers
 from sim.precision import Target, parse_target
 from sim.rules import Rules
-from sim.stats import CLUSTER_FIELDS, cluster_interval
+from sim.stats import cluster_interval
 
 KIND = "balance"
 
@@ -189,7 +189,8 @@ class Balance:
             raise SimError(f"--rounds {rounds:,} and --max-rounds {max_rounds:,}: need 1 <= rounds <= max-rounds")
         self.base, self.field, self.low, self.high = base, field_name, low, high
         self.out, self.seed, self.policies = Path(out), seed, policies
-        self.rounds, self.max_rounds, self.tolerance = rounds, max_rounds, tolerance
+        # every reading is whole chunks of ``rounds``: the cap too
+        self.rounds, self.max_rounds, self.tolerance = rounds, -(-max_rounds // rounds) * rounds, tolerance
         self.family = runner.family_of(base)
         self.plan: dict[int, int] = {}  # value -> rounds played
         self.variants: dict[int, runner.Variant] = {}
@@ -233,9 +234,7 @@ class Balance:
         for name in self.family.tables:
             lf = pl.scan_parquet(str(self.out / name / v.subdir / "*.parquet"))
             tables[name] = lf.filter(pl.col(self.family.id_column) < rounds).collect()
-        acc = self.family.chunk_stats(goal.target, tables)
-        assert acc.shape == (CLUSTER_FIELDS,)
-        est, lo, hi = cluster_interval(acc, goal.target.share)
+        est, lo, hi = cluster_interval(self.family.chunk_stats(goal.target, tables), goal.target.share)
         reading = self._readings[key] = Reading(value, rounds, est, lo, hi)
         self.say(f"  {self.field}={value}: {goal.metric} {est:.4g} [{lo:.4g}, {hi:.4g}] ({rounds:,} rounds)")
         return reading

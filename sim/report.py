@@ -143,6 +143,22 @@ def _seat_section(rep: Report, ds: A.Dataset, prefer: dict) -> None:
             "Each seat's share of rounds won alone and its mean score, and its edge over the table: the "
             f"seat's value minus the mean of all seats in the same round (seat 0 starts). Here {how}.", "")
     rep.table(pl.DataFrame(rows))
+    if len(_combos(adv, keys)) > len(_shown(adv, keys, _baseline(ds, prefer))):
+        # Every variant's starter and last seat: what each rule does to the edge.
+        ends = []
+        for combo in _combos(adv, keys):
+            sub = adv.filter(*[pl.col(k) == v for k, v in combo.items()])
+            first, last = sub.row(0, named=True), sub.row(sub.height - 1, named=True)
+            ends.append({"variant": ", ".join(f"{k}={v}" for k, v in combo.items()),
+                         "starter win edge": f"{100 * first['win_edge']:+.2f} pts "
+                                             f"[{100 * first['win_edge_ci_low']:+.2f}, "
+                                             f"{100 * first['win_edge_ci_high']:+.2f}]",
+                         "starter score edge": f"{first['score_edge']:+.2f} [{first['score_edge_ci_low']:+.2f}, "
+                                               f"{first['score_edge_ci_high']:+.2f}]",
+                         "last seat score edge": f"{last['score_edge']:+.2f} [{last['score_edge_ci_low']:+.2f}, "
+                                                 f"{last['score_edge_ci_high']:+.2f}]"})
+        rep.add("The starter's edge and the last seat's in every variant:", "")
+        rep.table(pl.DataFrame(ends))
 
 
 def _tournament_section(rep: Report, ds: A.Dataset) -> None:

@@ -382,3 +382,23 @@ def test_report_shows_seat_advantage_and_tournament_standings(seat_runs, tmp_pat
     first = s["ranking"][0]
     assert "### Bot tournament" in text
     assert f"| 1 | {first['policy']} | {first['mean_score']:+.2f}" in text
+
+
+def test_pooled_distributions_cluster_by_deal(seat_runs):
+    """A category's share of a pooled distribution has the interval of its indicator
+    clustered by deal (a cluster without the category counts zero)."""
+    ds = analysis.open_dataset(seat_runs / "dup")
+    p = ds.players.select("deal_id", "opened", "open_kind").collect()
+    kinds = analysis.opening_kinds(ds)
+    for kind in ("never", "melds", "pairs"):
+        flags = (p["open_kind"].cast(pl.String).fill_null("never") == kind).to_numpy()
+        expect = clustered(flags, p["deal_id"].to_numpy(), share=True)
+        got = kinds.filter(pl.col("open_kind") == kind).row(0, named=True)
+        assert got["share"] == pytest.approx(expect["estimate"])
+        assert (got["ci_low"], got["ci_high"]) == pytest.approx((expect["ci_low"], expect["ci_high"]))
+    rounds = ds.rounds.select("deal_id", "finish").collect()
+    finishes = analysis.finish_rates(ds)
+    flags = (rounds["finish"].cast(pl.String) == "stock_out").to_numpy()
+    expect = clustered(flags, rounds["deal_id"].to_numpy(), share=True)
+    got = finishes.filter(pl.col("finish") == "stock_out").row(0, named=True)
+    assert (got["ci_low"], got["ci_high"]) == pytest.approx((expect["ci_low"], expect["ci_high"]))
