@@ -45,6 +45,7 @@ SchedulerOpt = Annotated[str | None, typer.Option(
     "--scheduler", help="Run the chunks on an existing dask.distributed scheduler, e.g. tcp://10.0.0.5:8786.")]
 ClusterOpt = Annotated[str | None, typer.Option(
     "--cluster", help="Start a dask LocalCluster for the run: local (one worker per core) or local:N.")]
+PlayersOpt = Annotated[int | None, typer.Option("--players", help="2, 3 or 4 [default: the preset's].")]
 DuplicateOpt = Annotated[bool, typer.Option(
     "--duplicate", help="Play every deal once per seat rotation (its hands moved one seat each time, the bots "
     "and the starter's extra tile unchanged): seat and bot comparisons without the deal's luck. Rounds carry "
@@ -83,7 +84,8 @@ def _friendly(fn):
     return wrapper
 
 
-def _rules(preset_name: str, settings: list[str] | None):
+def _rules(preset_name: str, settings: list[str] | None, players: int | None = None):
+    """The preset with ``--set`` fields and ``--players`` applied (validated)."""
     from sim.rules import preset
 
     rules = preset(preset_name)
@@ -95,7 +97,7 @@ def _rules(preset_name: str, settings: list[str] | None):
                 raise SimError(f"--set {item!r}: expected key=value, e.g. --set open_points=91")
             pairs[key.strip()] = value
         rules = rules.with_settings(pairs)
-    return rules
+    return rules if players is None else rules.replace(players=players)
 
 
 @app.command()
@@ -320,8 +322,7 @@ def _trace_ids(text: str) -> list[int]:
 @_friendly
 def run_rounds(
     preset_name: PresetOpt = "rummy101",
-    players: Annotated[int | None, typer.Option(
-        "--players", help="2, 3 or 4 [default: the preset's].")] = None,
+    players: PlayersOpt = None,
     rounds: RoundsOpt = 100_000,
     seed: SeedOpt = 1,
     jobs: JobsOpt = None,
@@ -347,9 +348,7 @@ def run_rounds(
     from sim.games import family_of
     from sim.precision import parse_target
 
-    rules = _rules(preset_name, settings)
-    if players is not None:
-        rules = rules.replace(players=players)
+    rules = _rules(preset_name, settings, players)
     family = family_of(rules)
     policies = _seat_policies(family, policy, seat_policy, rules.players)
     until = parse_target(until_ci, family.metrics, rules.players) if until_ci else None
@@ -432,8 +431,7 @@ def sweep(
 @_friendly
 def balance(
     preset_name: PresetOpt = "rummy101",
-    players: Annotated[int | None, typer.Option(
-        "--players", help="2, 3 or 4 [default: the preset's].")] = None,
+    players: PlayersOpt = None,
     field_name: Annotated[str, typer.Option(
         "--field", help="The numeric rules field to search, e.g. open_points.")] = "",
     value_range: Annotated[str, typer.Option(
@@ -466,9 +464,7 @@ def balance(
     from sim.balance import Balance, format_answer, parse_goal
     from sim.games import family_of
 
-    rules = _rules(preset_name, settings)
-    if players is not None:
-        rules = rules.replace(players=players)
+    rules = _rules(preset_name, settings, players)
     if not field_name:
         raise SimError("--field is required, e.g. --field open_points")
     low, sep, high = value_range.partition(":")
@@ -507,8 +503,7 @@ def balance(
 @_friendly
 def tournament(
     preset_name: PresetOpt = "rummy101",
-    players: Annotated[int | None, typer.Option(
-        "--players", help="2, 3 or 4 [default: the preset's].")] = None,
+    players: PlayersOpt = None,
     policies: Annotated[str, typer.Option(
         "--policies", help="The bots to compare, e.g. greedy,careful.")] = "",
     rounds: Annotated[int, typer.Option(
@@ -529,9 +524,7 @@ def tournament(
     from sim import runner
     from sim import tournament as t
 
-    rules = _rules(preset_name, settings)
-    if players is not None:
-        rules = rules.replace(players=players)
+    rules = _rules(preset_name, settings, players)
     names = tuple(p.strip() for p in policies.split(",") if p.strip())
     if out is None:
         raise SimError("--out DIR is required")
