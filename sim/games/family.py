@@ -50,7 +50,7 @@ def per_variant(tables: dict[str, pl.DataFrame], keys: list[str], summarise_one)
     import polars as pl
 
     rounds, players = tables["rounds"], tables["players"]
-    extra = [cluster_of(rounds)] if cluster_of(rounds) != "round_id" else []
+    extra = ["deal_id"] if "deal_id" in rounds.columns else []
     players = players.join(rounds.select("round_id", *keys, "winner_seat", *extra), on=["round_id", *keys],
                            how="left")
     combos = rounds.select(keys).unique().sort(keys).rows(named=True) if keys else [{}]
@@ -79,6 +79,14 @@ def cluster_of(rounds: pl.DataFrame) -> str:
     return "deal_id" if "deal_id" in rounds.columns else "round_id"
 
 
+def _clustered_rows(rows: pl.DataFrame, rounds: pl.DataFrame) -> tuple[pl.DataFrame, str]:
+    """Players ``rows`` with their round's cluster column (:func:`cluster_of`), and its name."""
+    by = cluster_of(rounds)
+    if by not in rows.columns:
+        rows = rows.join(rounds.select("round_id", by), on="round_id", how="left")
+    return rows, by
+
+
 def common_stats(target: Target, tables: dict[str, pl.DataFrame]) -> np.ndarray | None:
     """Sufficient statistics (:func:`sim.stats.cluster_stats`, clustered by deal) of one
     chunk for the targets every family with ``rounds`` and ``players`` tables shares
@@ -87,11 +95,9 @@ def common_stats(target: Target, tables: dict[str, pl.DataFrame]) -> np.ndarray 
 
     from sim.stats import cluster_stats
 
-    rounds, players = tables["rounds"], tables["players"]
-    by = cluster_of(rounds)
+    rounds = tables["rounds"]
+    players, by = _clustered_rows(tables["players"], rounds)
     m = target.metric
-    if by not in players.columns:
-        players = players.join(rounds.select("round_id", by), on="round_id", how="left")
     seated = players if target.seat is None else players.filter(pl.col("seat") == target.seat)
     if m.startswith("p_open_by_turn"):
         return cluster_stats((seated["open_turn"] <= target.turn).fill_null(False).to_numpy(), seated[by].to_numpy())
@@ -174,10 +180,7 @@ def player_stats(tables: dict[str, pl.DataFrame], rows: pl.DataFrame, column: st
 
     from sim.stats import cluster_stats
 
-    rounds = tables["rounds"]
-    by = cluster_of(rounds)
-    if by not in rows.columns:
-        rows = rows.join(rounds.select("round_id", by), on="round_id", how="left")
+    rows, by = _clustered_rows(rows, tables["rounds"])
     return cluster_stats(rows[column].cast(pl.Float64).to_numpy(), rows[by].to_numpy())
 
 
