@@ -26,12 +26,15 @@ _LAZY = {  # public names living in modules that bring numba with them
     "evaluate_racks": "sim.solver.api",
     "opening_values": "sim.solver.api",
     "TablePlay": "sim.games.rummikub.tableplay",
+    "LayDown": "sim.games.cards.play",
+    "best_lay_down": "sim.games.cards.play",
     "table_play": "sim.games.rummikub.tableplay",
 }
 
 __all__ = [
     "PRESETS",
     "DatasetError",
+    "LayDown",
     "Meld",
     "NotationError",
     "Opening",
@@ -41,6 +44,7 @@ __all__ = [
     "SimError",
     "TablePlay",
     "__version__",
+    "best_lay_down",
     "best_opening",
     "evaluate_racks",
     "opening_values",

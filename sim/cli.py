@@ -195,8 +195,14 @@ def solve(
     settings: SetOpt = None,
 ) -> None:
     """Best opening of a rack (melds value and melds, most pairs, whether it can open), or
-    with --table the best Rummikub play onto a table."""
+    with --table the best Rummikub play onto a table; for card Rummy 101 the best lay-down
+    of a hand (melds and lay-offs on --table, deadwood, whether it can go out)."""
     rules = _rules(preset_name, settings)
+    if rules.family == "rummy101-cards":
+        if must_use or objective != "value":
+            raise SimError("--must-use and --objective are tile options; a card hand takes --table only")
+        _solve_cards(rack, rules, table, as_json)
+        return
     if table is not None and must_use:
         raise typer.BadParameter("--must-use is a Rummy 101 opening option; it cannot go with --table",
                                  param_hint="--must-use")
@@ -235,6 +241,44 @@ def solve(
             typer.echo(f"{result['rack']}: value {result['value']}, pairs {result['pairs']}, "
                        f"can open {'yes' if result['can_open'] else 'no'}; melds: "
                        + (", ".join(result["melds"]) or "-"))
+    if failed:
+        typer.echo(f"error: {failed} line(s) could not be read", err=True)
+        raise typer.Exit(1)
+
+
+def _card_lay_down(text: str, rules, table: str | None) -> dict:
+    import sim
+
+    return {"hand": text.strip(), **sim.best_lay_down(text, rules, table).to_dict()}
+
+
+def _solve_cards(hand: list[str], rules, table: str | None, as_json: bool) -> None:
+    """``sim solve`` for card hands: one hand, or one per line of standard input with ``-``."""
+    text = " ".join(hand)
+    lines = [(0, text)] if text.strip() != "-" else [(n, ln.strip()) for n, ln in enumerate(sys.stdin, 1)
+                                                    if ln.strip()]
+    failed = 0
+    for number, line in lines:
+        try:
+            r = _card_lay_down(line, rules, table)
+        except SimError as e:
+            if not number:
+                raise
+            failed += 1
+            r = {"line": number, "input": line, "error": str(e)}
+        if as_json:
+            typer.echo(json.dumps(r))
+        elif "error" in r:
+            typer.echo(f"line {number}: error: {r['error']}")
+        else:
+            out = f"yes, discarding {r['out']['discard']}" if r["can_out"] else "no"
+            lines_out = [f"hand ({len(line.split())} cards): {line}    rules: {rules.name}",
+                         f"best lay-down: {r['value']} points (C-SCORE-1 values), keeping a card to discard"]
+            lines_out += [f"  meld      {m}" for m in r["melds"]]
+            lines_out += [f"  lay off   {lo['cards']} on table meld {lo['meld']}" for lo in r["layoffs"]]
+            lines_out += [f"left in hand: {' '.join(r['left'])} ({r['deadwood']} points of deadwood)",
+                          f"can go out: {out} (C-OUT-1/2)"]
+            typer.echo("\n".join(lines_out))
     if failed:
         typer.echo(f"error: {failed} line(s) could not be read", err=True)
         raise typer.Exit(1)

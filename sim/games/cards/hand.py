@@ -1,0 +1,192 @@
+"""The best lay-down of a card hand (numba): the most points it can meld and lay off this
+turn keeping a card to discard, the deadwood left, and whether it can go out.
+
+Cards are indices ``suit * 13 + rank - 1`` (suits S H D C, ranks A=1 .. K=13) and a hand
+is a count vector of 52 (two copies at most, with two decks). Table melds are rows
+``(kind, key, a, b)``: a set (``MELD_SET``) of rank ``key`` whose suits are the bits of
+``a``; a run (``MELD_RUN``) of suit ``key`` from rank ``a`` to ``b``.
+
+A depth-first search takes the lowest card left (by suit, then rank) and tries all it can
+do (C-MELD-1): stay in the hand, start a set of its rank with higher suits, start a run
+of its suit upwards (ace low only: it is the run's lowest card, the cards below it are
+gone), or be laid off on a table meld — completing a set of three with its suit, or
+extending a run at its top, or at its foot together with the hand's cards between it and
+the run. Hands hold a dozen cards at most, so the search is exhaustive and needs no
+bound. Every leaf keeps at least one card: a player may not meld or lay off the last
+card, and going out ends with a discard (C-OUT-1, C-OUT-2): a leaf with exactly one card
+left is a way out.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import prange
+
+from sim.deal import STREAM_CARD_DEALS, shuffle_into
+from sim.jit import I1, I2, i64, kernel
+
+CARDS = 52
+RANKS = 13
+SUITS = 4
+MELD_SET, MELD_RUN = 0, 1
+# Steps of an arrangement, rows (op, a, b, c):
+OP_LEAVE = 0  # card a stays in the hand
+OP_SET = 1  # a new set of rank a, suits the bits of b
+OP_RUN = 2  # a new run of suit a, ranks b..c
+OP_LAYOFF = 3  # cards b .. b+c-1 (one suit, consecutive) laid off on table meld a
+STEPS = 32  # steps on one path: at most a card each
+# Results (the ``result`` array): the best value (-1: no way to keep a card), whether the
+# hand can go out, the steps of the best path and of the way out.
+R_BEST, R_OUT, R_BEST_STEPS, R_OUT_STEPS, R_LEN = 0, 1, 2, 3, 4
+
+
+@kernel(i64, inline=True)
+def card_value(c):
+    """C-SCORE-1: 2-10 their face, J Q K 10, ace 10."""
+    rank = c % RANKS + 1
+    return 10 if rank == 1 or rank >= 10 else rank
+
+
+@kernel(I1, I2, i64, i64, i64, i64, I2, I2, I2, I1)
+def _search(h, table, ntable, left, placed, depth, path, best_path, out_path, result):
+    """Every arrangement of the cards of ``h`` from the lowest one on (jit-compiled).
+    ``left``: cards kept so far; ``placed``: points melded or laid off so far."""
+    x = -1
+    for c in range(CARDS):
+        if h[c] > 0:
+            x = c
+            break
+    if x < 0:  # every card decided
+        if left >= 1 and placed > result[R_BEST]:
+            result[R_BEST] = placed
+            result[R_BEST_STEPS] = depth
+            best_path[:depth, :] = path[:depth, :]
+        if left == 1 and result[R_OUT] == 0:
+            result[R_OUT] = 1
+            result[R_OUT_STEPS] = depth
+            out_path[:depth, :] = path[:depth, :]
+        return
+    suit, rank = x // RANKS, x % RANKS + 1
+    v = card_value(x)
+    # It stays in the hand.
+    h[x] -= 1
+    path[depth, 0], path[depth, 1] = OP_LEAVE, x
+    _search(h, table, ntable, left + 1, placed, depth + 1, path, best_path, out_path, result)
+    h[x] += 1
+    # A new set of its rank: two or three of the higher suits (one card each).
+    for mask in range(1, 16):
+        if (mask >> suit) & 1 == 0 or mask & ((1 << suit) - 1):
+            continue  # holds x's suit and no lower one (those cards are gone)
+        n = 0
+        ok = True
+        for s in range(SUITS):
+            if (mask >> s) & 1:
+                n += 1
+                if h[s * RANKS + rank - 1] == 0:
+                    ok = False
+        if not ok or n < 3:
+            continue
+        for s in range(SUITS):
+            if (mask >> s) & 1:
+                h[s * RANKS + rank - 1] -= 1
+        path[depth, 0], path[depth, 1], path[depth, 2] = OP_SET, rank, mask
+        _search(h, table, ntable, left, placed + n * v, depth + 1, path, best_path, out_path, result)
+        for s in range(SUITS):
+            if (mask >> s) & 1:
+                h[s * RANKS + rank - 1] += 1
+    # A new run from it upwards, three cards or more.
+    top = rank
+    gain = v
+    while top < RANKS and h[x + top - rank + 1] > 0:
+        top += 1
+        gain += card_value(suit * RANKS + top - 1)
+        if top - rank >= 2:
+            for r in range(rank, top + 1):
+                h[suit * RANKS + r - 1] -= 1
+            path[depth, 0], path[depth, 1], path[depth, 2], path[depth, 3] = OP_RUN, suit, rank, top
+            _search(h, table, ntable, left, placed + gain, depth + 1, path, best_path, out_path, result)
+            for r in range(rank, top + 1):
+                h[suit * RANKS + r - 1] += 1
+    # Laid off on a table meld.
+    for i in range(ntable):
+        kind, key, a, b = table[i, 0], table[i, 1], table[i, 2], table[i, 3]
+        if kind == MELD_SET:
+            if key == rank and (a >> suit) & 1 == 0 and (a == 7 or a == 11 or a == 13 or a == 14):
+                table[i, 2] = a | (1 << suit)  # a set of three gets its fourth suit
+                h[x] -= 1
+                path[depth, 0], path[depth, 1], path[depth, 2], path[depth, 3] = OP_LAYOFF, i, x, 1
+                _search(h, table, ntable, left, placed + v, depth + 1, path, best_path, out_path, result)
+                h[x] += 1
+                table[i, 2] = a
+        elif key == suit:
+            if b == rank - 1:  # on its top; the cards above follow as the search reaches them
+                table[i, 3] = rank
+                h[x] -= 1
+                path[depth, 0], path[depth, 1], path[depth, 2], path[depth, 3] = OP_LAYOFF, i, x, 1
+                _search(h, table, ntable, left, placed + v, depth + 1, path, best_path, out_path, result)
+                h[x] += 1
+                table[i, 3] = b
+            elif a > rank:  # at its foot, with every card between
+                ok = True
+                for r in range(rank, a):
+                    if h[suit * RANKS + r - 1] == 0:
+                        ok = False
+                if ok:
+                    gain = 0
+                    for r in range(rank, a):
+                        h[suit * RANKS + r - 1] -= 1
+                        gain += card_value(suit * RANKS + r - 1)
+                    table[i, 2] = rank
+                    path[depth, 0], path[depth, 1], path[depth, 2], path[depth, 3] = OP_LAYOFF, i, x, a - rank
+                    _search(h, table, ntable, left, placed + gain, depth + 1, path, best_path, out_path, result)
+                    table[i, 2] = a
+                    for r in range(rank, a):
+                        h[suit * RANKS + r - 1] += 1
+
+
+@kernel(I1, I2, I2, I2, I1, entry=True)
+def best_lay_down(hand, table, best_path, out_path, result):
+    """The best lay-down of ``hand`` onto the ``table`` melds (see the module docstring):
+    ``result`` gets ``R_*``, the paths their steps (jit-compiled). ``hand`` and ``table``
+    are restored when it returns."""
+    path = np.zeros((STEPS, 4), dtype=np.int64)
+    result[:] = 0
+    result[R_BEST] = -1
+    _search(hand, table, table.shape[0], 0, 0, 0, path, best_path, out_path, result)
+
+
+@kernel(I2, I2, entry=True, parallel=True)
+def lay_down_batch(hands, out):
+    """For every hand (rows of ``hands``, no table): ``out[i] = (best value, can go out,
+    the hand's points)``, in parallel (jit-compiled)."""
+    for i in prange(hands.shape[0]):
+        h = hands[i].copy()
+        table = np.zeros((0, 4), dtype=np.int64)
+        path = np.zeros((STEPS, 4), dtype=np.int64)
+        best_path = np.zeros((STEPS, 4), dtype=np.int64)
+        out_path = np.zeros((STEPS, 4), dtype=np.int64)
+        result = np.zeros(R_LEN, dtype=np.int64)
+        result[R_BEST] = -1
+        _search(h, table, 0, 0, 0, 0, path, best_path, out_path, result)
+        total = 0
+        for c in range(CARDS):
+            total += hands[i, c] * card_value(c)
+        out[i, 0] = result[R_BEST]
+        out[i, 1] = result[R_OUT]
+        out[i, 2] = total
+
+
+@kernel(i64, i64, i64, i64, i64, I2, entry=True, parallel=True)
+def deal_hands(seed, start, count, size, decks, out):
+    """Hands ``start .. start+count-1`` of ``seed``: ``size`` cards each, dealt uniformly
+    from ``decks`` 52-card decks, as count vectors in ``out`` (jit-compiled). Hand ``i``
+    depends on nothing else (a Philox stream of its own, :mod:`sim.deal`)."""
+    for i in prange(count):
+        deck = np.empty(CARDS * decks, dtype=np.int64)
+        for j in range(CARDS * decks):
+            deck[j] = j % CARDS
+        shuffle_into(seed, STREAM_CARD_DEALS, start + i, deck, size, np.empty(4, dtype=np.uint64))
+        for c in range(CARDS):
+            out[i, c] = 0
+        for j in range(size):
+            out[i, deck[j]] += 1
