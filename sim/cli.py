@@ -57,7 +57,9 @@ def _until_help(kind: str) -> str:
     from sim.precision import DEAL_METRICS, metrics_help
 
     if kind == "deal":
-        metrics = metrics_help(DEAL_METRICS)
+        from sim.games.cards.deals import METRICS as CARD_METRICS
+
+        metrics = f"tiles: {metrics_help(DEAL_METRICS)}. Cards: {metrics_help(CARD_METRICS)}"
     else:
         metrics = " ".join(f"{f.title}: {metrics_help(f.metrics)}." for f in families())
     return ("Keep playing chunks until the 95% interval half-width of METRIC is at most HALFWIDTH "
@@ -305,12 +307,13 @@ def deal_stats(
     cluster: ClusterOpt = None,
     until_ci: UntilDealOpt = None,
 ) -> None:
-    """Deal racks from the full tile set and tell how often they can open (with 95% intervals)."""
+    """Deal racks from the full tile set and tell how often they can open, or card hands and how
+    often they can meld or go out (with 95% intervals)."""
     from sim import dealstats
-    from sim.precision import DEAL_METRICS, parse_target
+    from sim.precision import parse_target
 
     rules = _rules(preset_name, settings)
-    until = parse_target(until_ci, DEAL_METRICS) if until_ci else None
+    until = parse_target(until_ci, dealstats.deal_kind(rules).metrics) if until_ci else None
     size = rack_size if rack_size is not None else rules.deal_size()
     if out is None:
         out = Path("data/deal-stats") / f"{rules.name}-r{size}-n{samples}-s{seed}.parquet"
@@ -324,7 +327,7 @@ def deal_stats(
                         "out": str(out)})
         typer.echo(json.dumps(summary))
     else:
-        typer.echo(dealstats.format_summary(summary, size, seed, stats.seconds, out))
+        typer.echo(dealstats.deal_kind(rules).format(summary, size, seed, stats.seconds, out))
 
 
 def _seat_policies(family, policy: str | None, seat_policy: str | None, players: int) -> tuple[str, ...]:

@@ -1,14 +1,18 @@
-"""Dealt-rack statistics: how often a rack dealt from the full tile set can open.
+"""Dealt-rack statistics: how often a rack dealt from the full tile set can open, or a
+card hand can meld or go out.
 
-Racks are dealt uniformly (rack ``i`` of a seed depends on nothing else, see
+Racks (hands) are dealt uniformly (item ``i`` of a seed depends on nothing else, see
 :mod:`sim.deal`), solved in chunks, in parallel worker processes through joblib, and
-gathered into one table: one row per rack with its best melds value, most pairs and
-whether it opens by melds, by pairs or either way under the rules' thresholds.
+gathered into one table, one row per rack. What is dealt and measured is a family's
+:class:`DealKind`: for the tile games the best melds value, most pairs and whether the
+rack opens by melds, by pairs or either way under the rules' thresholds
+(:data:`TILE_DEALS`); for cards, :mod:`sim.games.cards.deals`.
 """
 
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -20,7 +24,7 @@ from tqdm.auto import tqdm
 from sim.deal import STREAM_DEAL_STATS, deal_racks
 from sim.errors import DatasetError, RulesError
 from sim.parallel import Workers
-from sim.precision import Stream, Target, run_until
+from sim.precision import DEAL_METRICS, Metric, Stream, Target, run_until
 from sim.rules import Rules
 from sim.solver.api import classify, evaluate_racks
 from sim.stats import cluster_stats, mean_interval, share
@@ -29,6 +33,36 @@ from sim.store import check_writable, provenance, read_metadata, write_parquet
 CHUNK_RACKS = 50_000
 KIND = "deal-stats"
 QUANTILES = (0.1, 0.25, 0.5, 0.75, 0.9, 0.99)
+
+
+@dataclass(frozen=True)
+class DealKind:
+    """What deal-stats deals and measures for a family: ``solve_chunk(rules_json, seed,
+    start, count, size)`` (a module-level function, run in workers) returns ``(start,
+    columns)``; ``table`` makes the Parquet table of all the columns; ``stats`` the
+    ``--until-ci`` statistics of one chunk's columns; ``summarise`` and ``format`` the
+    summary as a dict and as text; ``limit`` the largest rack; ``warm`` compiles in the
+    parent before workers start."""
+
+    unit: str
+    metrics: tuple[Metric, ...]
+    stream: int
+    solve_chunk: Callable
+    table: Callable[[dict[str, np.ndarray], Rules], pl.DataFrame]
+    stats: Callable[[Target, Rules, dict[str, np.ndarray]], np.ndarray]
+    summarise: Callable[[pl.DataFrame, Rules], dict]
+    format: Callable[[dict, int, int, float, Path | None], str]
+    limit: Callable[[Rules], int]
+    warm: Callable[[Rules, int, int], None]
+
+
+def deal_kind(rules: Rules) -> DealKind:
+    """The deal of ``rules``' family: tiles (:data:`TILE_DEALS`) or cards."""
+    if rules.family == "rummy101-cards":
+        from sim.games.cards.deals import CARD_DEALS
+
+        return CARD_DEALS
+    return TILE_DEALS
 
 
 @dataclass(frozen=True)
@@ -42,36 +76,51 @@ class DealStats:
     seconds: float
 
     def summary(self) -> dict:
-        return summarise(self.table, self.rules)
+        return deal_kind(self.rules).summarise(self.table, self.rules)
 
 
 def _solve_chunk(rules_json: str, seed: int, start: int, count: int, size: int):
-    """One chunk in a worker: deal, solve (one numba thread: the processes are the
-    parallelism), return the columns."""
+    """One chunk of tile racks in a worker: deal, solve (one numba thread: the processes
+    are the parallelism), return the columns."""
     numba.set_num_threads(1)
     rules = Rules.from_json(rules_json)
     racks = deal_racks(seed, start, count, size, jokers=rules.jokers, stream=STREAM_DEAL_STATS)
     res = evaluate_racks(racks, rules)
-    return start, res["value"], res["pairs"], racks[:, 52].copy()
+    return start, {"value": res["value"], "pairs": res["pairs"], "jokers": racks[:, 52].copy()}
 
 
-def _deal_stats(target: Target, rules: Rules, result) -> np.ndarray:
-    _, value, pairs, _ = result
+def _deal_stats(target: Target, rules: Rules, cols: dict[str, np.ndarray]) -> np.ndarray:
     if target.metric == "mean_value":
-        return cluster_stats(value)
-    flags = classify(value, pairs, rules)
+        return cluster_stats(cols["value"])
+    flags = classify(cols["value"], cols["pairs"], rules)
     key = {"p_open": "can_open", "p_melds": "can_open_melds", "p_pairs": "can_open_pairs"}[target.metric]
     return cluster_stats(flags[key])
+
+
+def _tile_table(cols: dict[str, np.ndarray], rules: Rules) -> pl.DataFrame:
+    flags = classify(cols["value"], cols["pairs"], rules)
+    return pl.DataFrame({
+        "rack_id": np.arange(len(cols["value"]), dtype=np.int64),
+        "jokers": cols["jokers"].astype(np.int8),
+        "value": cols["value"].astype(np.int16),
+        "pairs": cols["pairs"].astype(np.int8),
+        "can_open_melds": flags["can_open_melds"],
+        "can_open_pairs": flags["can_open_pairs"],
+        "can_open": flags["can_open"],
+    })
+
+
+def _warm_tiles(rules: Rules, seed: int, size: int) -> None:
+    evaluate_racks(deal_racks(seed, 0, 1, size, jokers=rules.jokers), rules)
 
 
 def run_deal_stats(rules: Rules, rack_size: int, samples: int, seed: int, jobs: int | None = None,
                    progress: bool = True, chunk: int = CHUNK_RACKS, scheduler: str | None = None,
                    cluster: str | None = None, until: Target | None = None) -> DealStats:
-    """Deal and solve ``samples`` racks of ``rack_size`` tiles (with ``until``: as many as
-    its target needs, ``samples`` at most); same seed, same table, whatever the workers."""
-    if rules.family == "rummy101-cards":
-        raise RulesError("deal-stats covers the tile games; card Rummy 101 has no opening threshold")
-    limit = 2 * 52 + rules.jokers
+    """Deal and solve ``samples`` racks (hands) of ``rack_size`` (with ``until``: as many
+    as its target needs, ``samples`` at most); same seed, same table, whatever the workers."""
+    kind = deal_kind(rules)
+    limit = kind.limit(rules)
     if not 1 <= rack_size <= limit:
         raise RulesError(f"rack-size: must be 1-{limit} for {rules.name} (got {rack_size})")
     if samples < 1:
@@ -79,23 +128,21 @@ def run_deal_stats(rules: Rules, rack_size: int, samples: int, seed: int, jobs: 
     if not 0 <= seed < 2**63:
         raise RulesError(f"seed: must be 0 to 2**63-1 (got {seed})")
     rules_json = rules.to_json()
-    value = np.empty(samples, dtype=np.int16)
-    pairs = np.empty(samples, dtype=np.int8)
-    jokers = np.empty(samples, dtype=np.int8)
     t0 = time.perf_counter()
-    # Compile and load the run table here once, so that local workers find both cached on disk.
-    evaluate_racks(deal_racks(seed, 0, 1, rack_size, jokers=rules.jokers), rules)
-    bar = tqdm(total=None if until else samples, unit="rack", unit_scale=True, disable=not progress,
+    kind.warm(rules, seed, rack_size)  # compile here once, so that local workers find it cached
+    bar = tqdm(total=None if until else samples, unit=kind.unit, unit_scale=True, disable=not progress,
                desc=f"deal-stats {rules.name}", smoothing=0.1)
+    chunks: dict[int, dict[str, np.ndarray]] = {}
 
     def place(result) -> None:
-        start, v, p, j = result
-        value[start:start + len(v)] = v
-        pairs[start:start + len(v)] = p
-        jokers[start:start + len(v)] = j
+        start, cols = result
+        chunks[start] = cols
+
+    def size_of(result) -> int:
+        return len(next(iter(result[1].values())))
 
     def name(start: int) -> str:
-        return f"racks {start}-{min(start + chunk, samples) - 1}"
+        return f"{kind.unit}s {start}-{min(start + chunk, samples) - 1}"
 
     def args(start: int) -> tuple:
         return (rules_json, seed, start, min(chunk, samples - start), rack_size)
@@ -105,29 +152,20 @@ def run_deal_stats(rules: Rules, rack_size: int, samples: int, seed: int, jobs: 
         try:
             if until is None:
                 tasks = [(name(s), args(s)) for s in range(0, samples, chunk)]
-                workers.run(_solve_chunk, tasks,
-                            lambda key, result: (place(result), bar.update(len(result[1]))))
+                workers.run(kind.solve_chunk, tasks,
+                            lambda key, result: (place(result), bar.update(size_of(result))))
             else:
-                stream = Stream("racks", chunk, samples, args, lambda start: None,
-                                lambda result: _deal_stats(until, rules, result),
+                stream = Stream(f"{kind.unit}s", chunk, samples, args, lambda start: None,
+                                lambda result: kind.stats(until, rules, result[1]),
                                 lambda start, result, stored: place(result), label=name)
-                run_until([stream], workers, _solve_chunk, until, 2 * workers.slots,
-                          on_result=lambda result: bar.update(len(result[1])))
+                run_until([stream], workers, kind.solve_chunk, until, 2 * workers.slots,
+                          on_result=lambda result: bar.update(size_of(result)))
                 used = stream.finished_at
         finally:
             bar.close()
-    value, pairs, jokers = value[:used], pairs[:used], jokers[:used]
-    flags = classify(value, pairs, rules)
-    table = pl.DataFrame({
-        "rack_id": np.arange(used, dtype=np.int64),
-        "jokers": jokers,
-        "value": value,
-        "pairs": pairs,
-        "can_open_melds": flags["can_open_melds"],
-        "can_open_pairs": flags["can_open_pairs"],
-        "can_open": flags["can_open"],
-    })
-    return DealStats(table, rules, rack_size, seed, time.perf_counter() - t0)
+    starts = [s for s in sorted(chunks) if s < used]
+    cols = {c: np.concatenate([chunks[s][c] for s in starts])[:used] for c in chunks[starts[0]]}
+    return DealStats(kind.table(cols, rules), rules, rack_size, seed, time.perf_counter() - t0)
 
 
 def summarise(table: pl.DataFrame, rules: Rules) -> dict:
@@ -190,6 +228,11 @@ def format_summary(s: dict, rack_size: int, seed: int, seconds: float, out: Path
     return "\n".join(lines)
 
 
+TILE_DEALS = DealKind("rack", DEAL_METRICS, STREAM_DEAL_STATS, _solve_chunk, _tile_table, _deal_stats,
+                      summarise, format_summary,
+                      lambda rules: 2 * 52 + rules.jokers, _warm_tiles)
+
+
 def prepare_output(out: Path, overwrite: bool) -> None:
     """Refuse to replace a file that is not an earlier deal-stats table, before any work."""
     out = Path(out)
@@ -208,7 +251,7 @@ def prepare_output(out: Path, overwrite: bool) -> None:
 
 def write(stats: DealStats, out: Path) -> None:
     meta = provenance(KIND, stats.rules.to_json(), stats.seed, rack_size=stats.rack_size,
-                      samples=stats.table.height, stream=STREAM_DEAL_STATS)
+                      samples=stats.table.height, stream=deal_kind(stats.rules).stream)
     write_parquet(stats.table, out, meta)
 
 

@@ -162,3 +162,40 @@ def test_dealt_hands_are_uniform_and_reproducible():
     assert np.abs(freq - 1 / 52).max() < 5 * np.sqrt(1 / 52 * 51 / 52 / 14_000)
     two = deal_hands(5, 0, 500, 10, decks=2)
     assert two.max() == 2 and (two.sum(axis=1) == 10).all()
+
+
+def test_card_deal_stats_agree_with_the_reference_and_whatever_the_workers(tmp_path):
+    from sim import dealstats
+
+    a = dealstats.run_deal_stats(CARDS, 7, 600, seed=3, jobs=1, progress=False, chunk=600)
+    b = dealstats.run_deal_stats(CARDS, 7, 600, seed=3, jobs=2, progress=False, chunk=250)
+    assert a.table.equals(b.table) and a.table.columns == ["hand_id", "melded", "deadwood", "can_meld", "can_out"]
+    from sim.games.cards.play import deal_hands
+
+    hands = deal_hands(3, 0, 200, 7, decks=1)
+    for row, h in zip(a.table.head(200).iter_rows(named=True), hands, strict=True):
+        cards = tuple(np.repeat(np.arange(52), h))
+        value, can_out = ref.solve(cards)
+        assert (row["melded"], row["can_out"], row["can_meld"]) == (value, can_out, value > 0)
+        assert row["melded"] + row["deadwood"] == sum(ref.value(c) for c in cards)
+    s = a.summary()
+    assert s["p_meld"]["estimate"] == pytest.approx(a.table["can_meld"].mean())
+    assert s["p_meld"]["ci_low"] < s["p_meld"]["estimate"] < s["p_meld"]["ci_high"]
+
+
+def test_cli_card_deal_stats_json_until_ci_and_errors(tmp_path):
+    out = tmp_path / "h.parquet"
+    res = CliRunner().invoke(app, ["deal-stats", "--preset", "rummy101-cards", "--rack-size", "10", "--samples",
+                                   "200000", "--until-ci", "p_meld=0.01", "--json", "--out", str(out),
+                                   "--no-progress", "--jobs", "1"])
+    assert res.exit_code == 0, res.output
+    got = json.loads(res.output)
+    p = got["p_meld"]
+    assert set(p) >= {"estimate", "ci_low", "ci_high"} and (p["ci_high"] - p["ci_low"]) / 2 <= 0.01
+    assert got["hands"] == 50_000 and "p_out" in got and "deadwood" in got  # one chunk was enough
+    bad = CliRunner().invoke(app, ["deal-stats", "--preset", "rummy101-cards", "--rack-size", "53",
+                                   "--out", str(tmp_path / "x.parquet")])
+    assert bad.exit_code == 2 and "rack-size: must be 1-52" in bad.output and not (tmp_path / "x.parquet").exists()
+    bad = CliRunner().invoke(app, ["deal-stats", "--preset", "rummy101-cards", "--until-ci", "p_open=0.01",
+                                   "--out", str(tmp_path / "y.parquet")])
+    assert bad.exit_code == 2 and "unknown metric 'p_open'" in bad.output

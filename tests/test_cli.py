@@ -67,7 +67,7 @@ def test_solve_stdin_lines_answer_each_and_flag_bad_ones():
         (["solve", "--set", "open_points", "R1"], "key=value"),
         (["rules", "rummy101", "--set", "players=9"], "players"),
         (["deal-stats", "--samples", "0"], "samples"),
-        (["deal-stats", "--preset", "rummy101-cards"], "card"),
+        (["deal-stats", "--preset", "rummy101-cards", "--rack-size", "60"], "rack-size: must be 1-52"),
     ],
 )
 def test_bad_input_is_one_clear_line(args, message):

@@ -88,8 +88,8 @@ def test_bad_settings_are_refused():
         dealstats.run_deal_stats(RULES, 21, 0, seed=1, progress=False)
     with pytest.raises(sim.RulesError, match="seed"):
         dealstats.run_deal_stats(RULES, 21, 10, seed=-1, progress=False)
-    with pytest.raises(sim.RulesError, match="card"):
-        dealstats.run_deal_stats(sim.preset("rummy101-cards"), 7, 10, seed=1, progress=False)
+    with pytest.raises(sim.RulesError, match=r"rack-size: must be 1-52 for rummy101-cards"):
+        dealstats.run_deal_stats(sim.preset("rummy101-cards"), 60, 10, seed=1, progress=False)
 
 
 def test_foreign_file_is_not_overwritten(tmp_path):
