@@ -288,11 +288,12 @@ def all_workloads() -> tuple[Workload, ...]:
     """Every workload of the package (the shared ones and each family's)."""
     from sim.deal import DEAL_WORKLOAD
     from sim.games import families
+    from sim.games.cards import HAND_WORKLOAD
     from sim.games.rummikub import TABLE_SOLVER_WORKLOAD
     from sim.solver.api import BATCH_WORKLOAD, OPENING_WORKLOAD
     from sim.solver.runs import TABLE_WORKLOAD
 
-    found = [DEAL_WORKLOAD, TABLE_WORKLOAD, OPENING_WORKLOAD, BATCH_WORKLOAD, TABLE_SOLVER_WORKLOAD]
+    found = [DEAL_WORKLOAD, TABLE_WORKLOAD, OPENING_WORKLOAD, BATCH_WORKLOAD, TABLE_SOLVER_WORKLOAD, HAND_WORKLOAD]
     for family in families():
         if family.workload not in found:
             found.append(family.workload)
