@@ -57,7 +57,7 @@ def _until_help(kind: str) -> str:
     from sim.precision import DEAL_METRICS, metrics_help
 
     if kind == "deal":
-        from sim.games.cards.deals import METRICS as CARD_METRICS
+        from sim.games.cards import DEAL_METRICS as CARD_METRICS
 
         metrics = f"tiles: {metrics_help(DEAL_METRICS)}. Cards: {metrics_help(CARD_METRICS)}"
     else:

@@ -12,17 +12,12 @@ import polars as pl
 
 from sim.deal import STREAM_CARD_DEALS
 from sim.dealstats import DealKind
-from sim.precision import Metric, Target
+from sim.games.cards import DEAL_METRICS
+from sim.precision import Target
 from sim.rules import Rules
 from sim.stats import cluster_stats, mean_interval, share
 
 QUANTILES = (0.1, 0.25, 0.5, 0.75, 0.9, 0.99)
-METRICS = (
-    Metric("p_meld", "p_meld", "share of dealt hands that can lay down a meld", True),
-    Metric("p_out", "p_out", "share of dealt hands that could go out at once", True),
-    Metric("mean_melded", "mean_melded", "mean points the hand can meld", False),
-    Metric("mean_deadwood", "mean_deadwood", "mean deadwood points left", False),
-)
 
 
 def _solve_chunk(rules_json: str, seed: int, start: int, count: int, size: int):
@@ -112,5 +107,5 @@ def _warm(rules: Rules, seed: int, size: int) -> None:
     k.lay_down_batch(deal_hands(seed, 0, 1, size, rules.decks), np.zeros((1, 3), dtype=np.int64))
 
 
-CARD_DEALS = DealKind("hand", METRICS, STREAM_CARD_DEALS, _solve_chunk, _table, _stats, summarise, format_summary,
+CARD_DEALS = DealKind("hand", DEAL_METRICS, STREAM_CARD_DEALS, _solve_chunk, _table, _stats, summarise, format_summary,
                       lambda rules: 52 * rules.decks, _warm)
