@@ -48,7 +48,8 @@ def spec(rules: Rules, policies: tuple[str, ...], rounds: int, seed: int, chunk:
     variants = tuple(runner.Variant(rules, (("seating", "-".join(s)),), policies=s)
                      for s in seatings(policies, rules.players))
     rounds, chunk = runner.whole_deals(rounds, min(chunk, rounds), rules.players)
-    return runner.RunSpec(variants, rounds, seed, (policies[0],), chunk, kind=KIND, duplicate=True)
+    # The run's policies are the names compared (every seating has its own seats' bots).
+    return runner.RunSpec(variants, rounds, seed, tuple(policies), chunk, kind=KIND, duplicate=True)
 
 
 def standings(path: str | Path) -> dict:
@@ -61,8 +62,7 @@ def standings(path: str | Path) -> dict:
     ds = open_dataset(path)
     if ds.manifest.get("kind") != KIND:
         raise DatasetError(f"{path}: a {ds.manifest.get('kind')!r} dataset, not a tournament (sim tournament --out)")
-    policies = sorted({p for v in ds.variants for p in v.get("policies", [])},
-                      key=lambda p: ds.manifest["policies"].index(p) if p in ds.manifest["policies"] else 99)
+    policies = list(dict.fromkeys(p for v in ds.variants for p in v.get("policies", [])))  # as first seated
     won = (pl.col("winner_seat") == pl.col("seat")).fill_null(False)
     rows = ds.players.select(pl.col("deal_id"), pl.col("policy").cast(pl.String), pl.col("score").cast(pl.Float64),
                              won.cast(pl.Float64).alias("won")).collect()

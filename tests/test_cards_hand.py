@@ -146,7 +146,7 @@ def test_cli_solve_prints_a_card_hand_and_json():
     assert "AS 2S 3S" in res.output and "can go out: yes, discarding KD" in res.output
     res = CliRunner().invoke(app, ["solve", "--preset", "rummy101-cards", "--json", "--table", "4S 5S 6S",
                                    "2S 3S 9H"])
-    got = json.loads(res.output)
+    got = json.loads(res.stdout)
     assert got["value"] == 5 and got["layoffs"] == [{"cards": "2S 3S", "meld": 0}] and got["left"] == ["9H"]
     bad = CliRunner().invoke(app, ["solve", "--preset", "rummy101-cards", "AS 2S 1S"])
     assert bad.exit_code == 2 and "unknown card '1S'" in bad.output
@@ -189,7 +189,7 @@ def test_cli_card_deal_stats_json_until_ci_and_errors(tmp_path):
                                    "200000", "--until-ci", "p_meld=0.01", "--json", "--out", str(out),
                                    "--no-progress", "--jobs", "1"])
     assert res.exit_code == 0, res.output
-    got = json.loads(res.output)
+    got = json.loads(res.stdout)
     p = got["p_meld"]
     assert set(p) >= {"estimate", "ci_low", "ci_high"} and (p["ci_high"] - p["ci_low"]) / 2 <= 0.01
     assert got["hands"] == 50_000 and "p_out" in got and "deadwood" in got  # one chunk was enough
