@@ -137,45 +137,96 @@ def _clustered(ds: Dataset, lf: pl.LazyFrame, group: Sequence[str], value: pl.Ex
     ``group`` of ``lf``, the samples of one cluster (:attr:`Dataset.cluster`: a round's
     players, a duplicate deal's rounds) taken together; null values are left out.
     Columns: ``*group``, ``{prefix}ci_low``, ``{prefix}ci_high``."""
+    return _clustered_many(ds, lf, group, {prefix: (value, share)})
+
+
+def _clustered_many(ds: Dataset, lf: pl.LazyFrame, group: Sequence[str],
+                    values: dict[str, tuple[pl.Expr, bool]]) -> pl.DataFrame:
+    """:func:`_clustered` for several values in one pass over the data: ``values`` maps a
+    column prefix to ``(value, share)``."""
     group = list(group)
+    cluster = ds.cluster
+    names = {prefix: f"_v{n}" for n, prefix in enumerate(values)}
+    if _one_row_per_cluster(ds, lf, group):
+        # Every cluster holds one row of a group: the sums of the rows are the cluster sums.
+        per = lf.select(*group, *[e.cast(pl.Float64).alias(names[p]) for p, (e, _) in values.items()])
+        aggs = []
+        for v in names.values():
+            x = pl.col(v)
+            aggs += [x.count().alias(f"{v}_n"), x.sum().alias(f"{v}_sy"), (x * x).sum().alias(f"{v}_syy"),
+                     x.sum().alias(f"{v}_sym"), x.count().alias(f"{v}_smm"), x.count().alias(f"{v}_g")]
+        return _intervals((per.group_by(*group).agg(*aggs) if group else per.select(*aggs)).collect(), group,
+                          values, names)
+    if cluster not in lf.collect_schema().names():
+        lf = lf.join(ds.rounds.select("round_id", *ds.keys, cluster), on=["round_id", *ds.keys], how="left")
+    per = (lf.select(*group, cluster, *[e.cast(pl.Float64).alias(names[p]) for p, (e, _) in values.items()])
+           .group_by(*group, cluster)
+           .agg(*[a for v in names.values()
+                  for a in (pl.col(v).sum().alias(f"{v}_y"), pl.col(v).count().cast(pl.Float64).alias(f"{v}_m"))]))
+    aggs = [pl.len().alias("_g")]
+    for v in names.values():
+        y, m = pl.col(f"{v}_y"), pl.col(f"{v}_m")
+        aggs += [m.sum().alias(f"{v}_n"), y.sum().alias(f"{v}_sy"), (y * y).sum().alias(f"{v}_syy"),
+                 (y * m).sum().alias(f"{v}_sym"), (m * m).sum().alias(f"{v}_smm"),
+                 (m > 0).sum().alias(f"{v}_g")]
+    return _intervals((per.group_by(*group).agg(*aggs) if group else per.select(*aggs)).collect(), group,
+                      values, names)
+
+
+def _one_row_per_cluster(ds: Dataset, lf: pl.LazyFrame, group: list[str]) -> bool:
+    """Whether each cluster holds at most one row of each group: rounds of a run that is
+    not ``--duplicate`` (a round is its own cluster), or its players grouped by seat."""
+    if ds.duplicate:
+        return False
+    return "seat" in group or "seat" not in lf.collect_schema().names()
+
+
+def _intervals(df: pl.DataFrame, group: list[str], values: dict[str, tuple[pl.Expr, bool]],
+               names: dict[str, str]) -> pl.DataFrame:
+    """The intervals of :func:`_clustered_many` from its per-group cluster statistics."""
+    out = df.select(*group)
+    for prefix, (_, share) in values.items():
+        v = names[prefix]
+        acc = np.stack([df[c].cast(pl.Float64).to_numpy() for c in (f"{v}_g", f"{v}_n", f"{v}_sy", f"{v}_syy",
+                                                                     f"{v}_sym", f"{v}_smm")])
+        _, lo, hi = cluster_interval(acc, share)
+        out = out.with_columns(pl.Series(f"{prefix}ci_low", np.atleast_1d(lo)),
+                               pl.Series(f"{prefix}ci_high", np.atleast_1d(hi)))
+    return out
+
+
+def _category_shares(ds: Dataset, lf: pl.LazyFrame, group: Sequence[str], category: str,
+                     sums: dict[str, pl.Expr] | None = None) -> pl.DataFrame:
+    """The distribution of ``category`` within each ``group`` of ``lf``, in one pass over
+    the data: ``k`` (rows of that value), ``n`` (rows of the group), ``share`` and its
+    cluster-robust 95% interval (:func:`_clustered` for each value's indicator: a cluster
+    without the value counts zero), and for each of ``sums`` the mean of that expression
+    over the value's rows. Columns: ``*group``, ``category``, ``k``, ``n``, ``share``,
+    ``ci_low``, ``ci_high``, ``*sums``."""
+    group = list(group)
+    sums = sums or {}
     cluster = ds.cluster
     if cluster not in lf.collect_schema().names():
         lf = lf.join(ds.rounds.select("round_id", *ds.keys, cluster), on=["round_id", *ds.keys], how="left")
-    v = pl.col("_v")
-    per = (lf.with_columns(value.cast(pl.Float64).alias("_v"))
-           .group_by(*group, cluster).agg(v.sum().alias("_y"), v.count().cast(pl.Float64).alias("_m")))
-    y, m = pl.col("_y"), pl.col("_m")
-    df = (per.group_by(*group).agg(pl.len().alias("_g"), m.sum().alias("_n"), y.sum().alias("_sy"),
-                                   (y * y).sum().alias("_syy"), (y * m).sum().alias("_sym"),
-                                   (m * m).sum().alias("_smm"))
-          .collect())
-    acc = np.stack([df[c].cast(pl.Float64).to_numpy() for c in ("_g", "_n", "_sy", "_syy", "_sym", "_smm")])
-    _, lo, hi = cluster_interval(acc, share)
-    return df.select(*group).with_columns(pl.Series(f"{prefix}ci_low", np.atleast_1d(lo)),
-                                          pl.Series(f"{prefix}ci_high", np.atleast_1d(hi)))
-
-
-def _clustered_categories(ds: Dataset, lf: pl.LazyFrame, group: Sequence[str], category: str) -> pl.DataFrame:
-    """Cluster-robust 95% intervals of the share of each ``category`` value within each
-    ``group`` of ``lf`` (:func:`_clustered` for a distribution: a cluster without the
-    value counts zero). Columns: ``*group``, ``category``, ``ci_low``, ``ci_high``."""
-    group = list(group)
-    cluster = ds.cluster
-    if cluster not in lf.collect_schema().names():
-        lf = lf.join(ds.rounds.select("round_id", *ds.keys, cluster), on=["round_id", *ds.keys], how="left")
-    sizes = lf.group_by(*group, cluster).agg(pl.len().cast(pl.Float64).alias("_m"))
+    per = (lf.group_by(*group, cluster, category)
+           .agg(pl.len().cast(pl.Float64).alias("_y"), *[e.cast(pl.Float64).sum().alias(f"_s_{k}") for k, e in
+                                                          sums.items()])
+           .with_columns(pl.col("_y").sum().over([*group, cluster]).alias("_m")).collect())
+    sizes = per.group_by(*group, cluster).agg(pl.col("_m").first())
     aggs = (pl.len().alias("_g"), pl.col("_m").sum().alias("_n"), (pl.col("_m") ** 2).sum().alias("_smm"))
     totals = sizes.group_by(*group).agg(*aggs) if group else sizes.select(*aggs)
-    counts = (lf.group_by(*group, cluster, category).agg(pl.len().cast(pl.Float64).alias("_y"))
-              .join(sizes, on=[*group, cluster], how="left", nulls_equal=True)
-              .group_by(*group, category).agg(pl.col("_y").sum().alias("_sy"), (pl.col("_y") ** 2).sum().alias("_syy"),
-                                              (pl.col("_y") * pl.col("_m")).sum().alias("_sym")))
-    df = (counts.join(totals, on=group, how="left", nulls_equal=True) if group else counts.join(totals, how="cross"))
-    df = df.collect()
+    y, m = pl.col("_y"), pl.col("_m")
+    counts = per.group_by(*group, category).agg(y.sum().alias("_sy"), (y * y).sum().alias("_syy"),
+                                                (y * m).sum().alias("_sym"),
+                                                *[pl.col(f"_s_{k}").sum() for k in sums])
+    df = counts.join(totals, on=group, how="left", nulls_equal=True) if group else counts.join(totals, how="cross")
     acc = np.stack([df[c].cast(pl.Float64).to_numpy() for c in ("_g", "_n", "_sy", "_syy", "_sym", "_smm")])
     _, lo, hi = cluster_interval(acc, True)
-    return df.select(*group, category).with_columns(pl.Series("ci_low", np.atleast_1d(lo)),
-                                                    pl.Series("ci_high", np.atleast_1d(hi)))
+    return (df.with_columns(pl.Series("ci_low", np.atleast_1d(lo)), pl.Series("ci_high", np.atleast_1d(hi)))
+            .select(*group, category, pl.col("_sy").cast(pl.UInt32).alias("k"), pl.col("_n").cast(pl.UInt32).alias("n"),
+                    (pl.col("_sy") / pl.col("_n")).alias("share"), "ci_low", "ci_high",
+                    *[(pl.col(f"_s_{k}") / pl.col("_sy")).alias(k) for k in sums])
+            .sort(*group, category, nulls_last=True))
 
 
 def _with_ci(df: pl.DataFrame, ci: pl.DataFrame, group: Sequence[str], prefix: str = "") -> pl.DataFrame:
@@ -233,11 +284,7 @@ def opening_kinds(ds: Dataset, by: Sequence[str] | None = None) -> pl.DataFrame:
     """
     group = _by(ds, by, ("players",))
     kind = pl.col("open_kind").cast(pl.String).fill_null("never").alias("open_kind")
-    df = (ds.players.with_columns(kind).group_by(*group, "open_kind").agg(pl.len().alias("k"))
-          .with_columns(pl.col("k").sum().over(group or pl.lit(1)).alias("n"))
-          .sort(*group, "open_kind").collect())
-    ci = _clustered_categories(ds, ds.players.with_columns(kind), group, "open_kind")
-    return _with_ci(_shares(df), ci, [*group, "open_kind"])
+    return _category_shares(ds, ds.players.with_columns(kind), group, "open_kind")
 
 
 def discard_openings(ds: Dataset, by: Sequence[str] | None = None) -> pl.DataFrame:
@@ -263,10 +310,7 @@ def opening_values(ds: Dataset, kind: str = "melds", by: Sequence[str] | None = 
     """
     group = _by(ds, by, ("players",))
     openings = ds.players.filter(pl.col("open_kind").cast(pl.String) == kind)
-    df = (openings.group_by(*group, "open_value").agg(pl.len().alias("k"))
-          .with_columns(pl.col("k").sum().over(group or pl.lit(1)).alias("n"))
-          .sort(*group, "open_value").collect())
-    return _with_ci(_shares(df), _clustered_categories(ds, openings, group, "open_value"), [*group, "open_value"])
+    return _category_shares(ds, openings, group, "open_value")
 
 
 def deal_open_shares(paths: Sequence[str | Path]) -> pl.DataFrame:
@@ -355,10 +399,10 @@ def threshold_curve(ds: Dataset, turn: int = 3, by: Sequence[str] | None = None)
                (-pl.col("score")).filter(~won).mean().alias("mean_penalty"))
           .sort(*group).collect())
     penalty = pl.when(~won).then(-pl.col("score"))
-    p_ci = _clustered(ds, ds.players, group, (pl.col("open_turn") <= turn).fill_null(False), True, "p_")
-    penalty_ci = _clustered(ds, ds.players, group, penalty, False, "penalty_")
+    ci = _clustered_many(ds, ds.players, group, {"p_": ((pl.col("open_turn") <= turn).fill_null(False), True),
+                                                 "penalty_": (penalty, False)})
     return (df.with_columns((pl.col("k") / pl.col("n")).alias("p_open"))
-            .join(p_ci, on=group, how="left", nulls_equal=True).join(penalty_ci, on=group, how="left", nulls_equal=True)
+            .join(ci, on=group, how="left", nulls_equal=True)
             .select(*group, "n", "mean_penalty", "p_open", "p_ci_low", "p_ci_high", "penalty_ci_low",
                     "penalty_ci_high"))
 
@@ -406,10 +450,7 @@ def score_histogram(ds: Dataset, by: Sequence[str] | None = None, width: int = 1
     """
     group = _by(ds, by, ("players",))
     binned = ds.players.with_columns(((pl.col("score") // width) * width).alias("bin"))
-    df = (binned.group_by(*group, "bin").agg(pl.len().alias("k"))
-          .with_columns(pl.col("k").sum().over(group or pl.lit(1)).alias("n"))
-          .sort(*group, "bin").collect())
-    return _with_ci(_shares(df), _clustered_categories(ds, binned, group, "bin"), [*group, "bin"])
+    return _category_shares(ds, binned, group, "bin")
 
 
 def outcomes(ds: Dataset, by: Sequence[str] | None = None) -> pl.DataFrame:
@@ -424,12 +465,7 @@ def outcomes(ds: Dataset, by: Sequence[str] | None = None) -> pl.DataFrame:
     outcome = (pl.when(won).then(pl.lit("won"))
                .when(~pl.col("opened")).then(pl.lit("lost, never opened"))
                .otherwise(pl.lit("lost, opened with ") + pl.col("open_kind").cast(pl.String))).alias("outcome")
-    df = (ds.players.with_columns(outcome).group_by(*group, "outcome")
-          .agg(pl.len().alias("k"), pl.col("score").mean().alias("mean_score"))
-          .with_columns(pl.col("k").sum().over(group or pl.lit(1)).alias("n"))
-          .sort(*group, "outcome").collect())
-    ci = _clustered_categories(ds, ds.players.with_columns(outcome), group, "outcome")
-    return _with_ci(_shares(df), ci, [*group, "outcome"])
+    return _category_shares(ds, ds.players.with_columns(outcome), group, "outcome", {"mean_score": pl.col("score")})
 
 
 def penalty_distribution(ds: Dataset, by: Sequence[str] | None = None) -> pl.DataFrame:
@@ -442,11 +478,7 @@ def penalty_distribution(ds: Dataset, by: Sequence[str] | None = None) -> pl.Dat
     won = (pl.col("winner_seat") == pl.col("seat")).fill_null(False)
     kind = pl.col("open_kind").cast(pl.String)
     lost = ds.players.filter(~won & pl.col("opened")).with_columns(kind, (-pl.col("score")).alias("penalty"))
-    df = (lost.group_by(*group, "open_kind", "penalty").agg(pl.len().alias("k"))
-          .with_columns(pl.col("k").sum().over([*group, "open_kind"]).alias("n"))
-          .sort(*group, "open_kind", "penalty").collect())
-    ci = _clustered_categories(ds, lost, [*group, "open_kind"], "penalty")
-    return _with_ci(_shares(df), ci, [*group, "open_kind", "penalty"])
+    return _category_shares(ds, lost, [*group, "open_kind"], "penalty")
 
 
 def penalty_values(ds: Dataset, by: Sequence[str] | None = None) -> pl.DataFrame:
@@ -458,10 +490,7 @@ def penalty_values(ds: Dataset, by: Sequence[str] | None = None) -> pl.DataFrame
     group = _by(ds, by, ("players",))
     won = (pl.col("winner_seat") == pl.col("seat")).fill_null(False)
     lost = ds.players.filter(~won).with_columns((-pl.col("score")).alias("penalty"))
-    df = (lost.group_by(*group, "penalty").agg(pl.len().alias("k"))
-          .with_columns(pl.col("k").sum().over(group or pl.lit(1)).alias("n"))
-          .sort(*group, "penalty").collect())
-    return _with_ci(_shares(df), _clustered_categories(ds, lost, group, "penalty"), [*group, "penalty"])
+    return _category_shares(ds, lost, group, "penalty")
 
 
 def finish_rates(ds: Dataset, by: Sequence[str] | None = None) -> pl.DataFrame:
@@ -483,7 +512,7 @@ def finish_rates(ds: Dataset, by: Sequence[str] | None = None) -> pl.DataFrame:
     df = (grid.join(counts, on=[*group, "finish"], how="left").with_columns(pl.col("k").fill_null(0))
           .sort(*group, "finish"))
     rounds = ds.rounds.with_columns(pl.col("finish").cast(pl.String))
-    ci = _clustered_categories(ds, rounds, group, "finish")  # rounds of a duplicate deal together
+    ci = _category_shares(ds, rounds, group, "finish").select(*group, "finish", "ci_low", "ci_high")
     return _with_ci(_shares(df), ci, [*group, "finish"]).select(*group, "finish", "k", "n", "share", "ci_low",
                                                                  "ci_high")
 
@@ -545,10 +574,9 @@ def seat_advantage(ds: Dataset, by: Sequence[str] | None = None) -> pl.DataFrame
                                   pl.col("_score").mean().alias("mean_score"),
                                   pl.col("_score_edge").mean().alias("score_edge"))
           .sort(*group).collect())
-    for name, prefix, share in (("win", "win_", True), ("win_edge", "win_edge_", False),
-                                ("score", "score_", False), ("score_edge", "score_edge_", False)):
-        df = df.join(_clustered(ds, lf, group, pl.col(f"_{name}"), share, prefix), on=group, how="left",
-                     nulls_equal=True)
+    ci = _clustered_many(ds, lf, group, {f"{name}_": (pl.col(f"_{name}"), name == "win")
+                                         for name in ("win", "win_edge", "score", "score_edge")})
+    df = df.join(ci, on=group, how="left", nulls_equal=True)
     return df.select(*group, "rounds", "deals", "win_share", "win_ci_low", "win_ci_high", "win_edge",
                      "win_edge_ci_low", "win_edge_ci_high", "mean_score", "score_ci_low", "score_ci_high",
                      "score_edge", "score_edge_ci_low", "score_edge_ci_high")

@@ -402,3 +402,13 @@ def test_pooled_distributions_cluster_by_deal(seat_runs):
     expect = clustered(flags, rounds["deal_id"].to_numpy(), share=True)
     got = finishes.filter(pl.col("finish") == "stock_out").row(0, named=True)
     assert (got["ci_low"], got["ci_high"]) == pytest.approx((expect["ci_low"], expect["ci_high"]))
+
+
+def test_one_row_per_cluster_shortcut_gives_the_clustered_interval(seat_runs):
+    """Players by seat in a plain run: each round holds one row of a group, and the
+    shortcut (row sums as cluster sums) equals the general cluster computation."""
+    ds = analysis.open_dataset(seat_runs / "plain")
+    got = analysis.scores(ds).row(0, named=True)
+    rows = ds.players.filter(pl.col("seat") == 0).select("round_id", "score").collect()
+    expect = clustered(rows["score"].to_numpy(), rows["round_id"].to_numpy())
+    assert (got["ci_low"], got["ci_high"]) == pytest.approx((expect["ci_low"], expect["ci_high"]))
