@@ -206,6 +206,16 @@ def _category_shares(ds: Dataset, lf: pl.LazyFrame, group: Sequence[str], catego
     group = list(group)
     sums = sums or {}
     cluster = ds.cluster
+    if _one_row_per_cluster(ds, lf, group):  # each row its own cluster: plain counts
+        df = (lf.group_by(*group, category)
+              .agg(pl.len().alias("k"), *[e.cast(pl.Float64).mean().alias(k) for k, e in sums.items()])
+              .with_columns(pl.col("k").sum().over(group or pl.lit(1)).alias("n")).collect())
+        k, n = df["k"].cast(pl.Float64).to_numpy(), df["n"].cast(pl.Float64).to_numpy()
+        _, lo, hi = cluster_interval(np.stack([n, n, k, k, k, n]), True)
+        return (df.with_columns((pl.col("k") / pl.col("n")).alias("share"), pl.Series("ci_low", lo),
+                                pl.Series("ci_high", hi))
+                .select(*group, category, "k", "n", "share", "ci_low", "ci_high", *sums)
+                .sort(*group, category, nulls_last=True))
     if cluster not in lf.collect_schema().names():
         lf = lf.join(ds.rounds.select("round_id", *ds.keys, cluster), on=["round_id", *ds.keys], how="left")
     per = (lf.group_by(*group, cluster, category)
