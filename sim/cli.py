@@ -57,9 +57,10 @@ def _until_help(kind: str) -> str:
     from sim.precision import DEAL_METRICS, metrics_help
 
     if kind == "deal":
-        from sim.games.cards import DEAL_METRICS as CARD_METRICS
+        from sim.games import deal_metrics
 
-        metrics = f"tiles: {metrics_help(DEAL_METRICS)}. Cards: {metrics_help(CARD_METRICS)}"
+        metrics = f"tiles: {metrics_help(DEAL_METRICS)}. " + " ".join(
+            f"{name}: {metrics_help(own)}." for name, own in deal_metrics().items())
     else:
         metrics = " ".join(f"{f.title}: {metrics_help(f.metrics)}." for f in families())
     return ("Keep playing chunks until the 95% interval half-width of METRIC is at most HALFWIDTH "

@@ -6,7 +6,8 @@ Racks (hands) are dealt uniformly (item ``i`` of a seed depends on nothing else,
 gathered into one table, one row per rack. What is dealt and measured is a family's
 :class:`DealKind`: for the tile games the best melds value, most pairs and whether the
 rack opens by melds, by pairs or either way under the rules' thresholds
-(:data:`TILE_DEALS`); for cards, :mod:`sim.games.cards.deals`.
+(:data:`TILE_DEALS`); a family that deals otherwise supplies its own
+(:func:`sim.games.deals_of`).
 """
 
 from __future__ import annotations
@@ -57,12 +58,11 @@ class DealKind:
 
 
 def deal_kind(rules: Rules) -> DealKind:
-    """The deal of ``rules``' family: tiles (:data:`TILE_DEALS`) or cards."""
-    if rules.family == "rummy101-cards":
-        from sim.games.cards.deals import CARD_DEALS
+    """The deal of ``rules``' family: its own (:func:`sim.games.deals_of`) or the tile
+    games' (:data:`TILE_DEALS`)."""
+    from sim.games import deals_of
 
-        return CARD_DEALS
-    return TILE_DEALS
+    return deals_of(rules) or TILE_DEALS
 
 
 @dataclass(frozen=True)

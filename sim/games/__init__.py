@@ -22,6 +22,23 @@ _PACKAGES = {
 }
 
 
+# Families whose dealt hands ``sim deal-stats`` measures their own way (a module holding
+# ``DEALS``, a :class:`sim.dealstats.DealKind`, and a numba-free package ``DEAL_METRICS``);
+# the tile families share the opening solver's (sim.dealstats.TILE_DEALS).
+_DEALS = {"rummy101-cards": "sim.games.cards"}
+
+
+def deals_of(rules: Rules):
+    """The family's :class:`sim.dealstats.DealKind`, or None for the tile families'."""
+    package = _DEALS.get(rules.family)
+    return None if package is None else importlib.import_module(f"{package}.deals").DEALS
+
+
+def deal_metrics() -> dict[str, tuple]:
+    """The ``--until-ci`` metrics of each family's own deal-stats, by family (no numba)."""
+    return {name: importlib.import_module(package).DEAL_METRICS for name, package in _DEALS.items()}
+
+
 def family(name: str) -> Family:
     """The family called ``name`` (``rummy101``, ...)."""
     try:

@@ -107,5 +107,5 @@ def _warm(rules: Rules, seed: int, size: int) -> None:
     k.lay_down_batch(deal_hands(seed, 0, 1, size, rules.decks), np.zeros((1, 3), dtype=np.int64))
 
 
-CARD_DEALS = DealKind("hand", DEAL_METRICS, STREAM_CARD_DEALS, _solve_chunk, _table, _stats, summarise, format_summary,
+DEALS = DealKind("hand", DEAL_METRICS, STREAM_CARD_DEALS, _solve_chunk, _table, _stats, summarise, format_summary,
                       lambda rules: 52 * rules.decks, _warm)
