@@ -169,19 +169,20 @@ def _tournament_section(rep: Report, ds: A.Dataset) -> None:
     rep.add("### Bot tournament", "",
             f"Every seating of the bots ({s['seatings']}) over the same {s['deals']:,} deals, each played once "
             "per seat rotation; intervals clustered by deal, differences paired on the deals.", "")
-    rep.table(pl.DataFrame([{"rank": e["rank"], "policy": e["policy"],
-                             "mean score": f"{s['policies'][e['policy']]['mean_score']['estimate']:+.2f} "
-                                           + _ci(s["policies"][e["policy"]]["mean_score"]["ci_low"],
-                                                 s["policies"][e["policy"]]["mean_score"]["ci_high"], pct=False,
-                                                 digits=2),
-                             "win share": f"{_pct(s['policies'][e['policy']]['win_share']['estimate'])} "
-                                          + _ci(s["policies"][e["policy"]]["win_share"]["ci_low"],
-                                                s["policies"][e["policy"]]["win_share"]["ci_high"]),
-                             "ahead of the next": "" if "separated" not in e else
-                             f"{e['ahead_of_next']['estimate']:+.2f} "
-                             + _ci(e["ahead_of_next"]["ci_low"], e["ahead_of_next"]["ci_high"], pct=False, digits=2)
-                             + ("" if e["separated"] else " (not separated)")}
-                            for e in s["ranking"]]))
+    def points(d: dict) -> str:
+        return f"{d['estimate']:+.2f} {_ci(d['ci_low'], d['ci_high'], pct=False, digits=2)}"
+
+    rows = []
+    for e in s["ranking"]:
+        p = s["policies"][e["policy"]]
+        w = p["win_share"]
+        ahead = ""
+        if "separated" in e:
+            ahead = points(e["ahead_of_next"]) + ("" if e["separated"] else " (not separated)")
+        rows.append({"rank": e["rank"], "policy": e["policy"], "mean score": points(p["mean_score"]),
+                     "win share": f"{_pct(w['estimate'])} {_ci(w['ci_low'], w['ci_high'])}",
+                     "ahead of the next": ahead})
+    rep.table(pl.DataFrame(rows))
 
 
 def _provenance_section(rep: Report, datasets: list[A.Dataset], deal_files: list[Path]) -> None:
