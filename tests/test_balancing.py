@@ -67,8 +67,8 @@ def test_cluster_robust_error_matches_the_known_variance(rho, share):
             own = rng.normal(0, 1, (g, m))
             if rho >= 0:
                 y = shared + own * np.sqrt(1 - rho)
-            else:  # negative correlation: the round's values sum to a fixed amount plus noise
-                y = own - own.mean(axis=1, keepdims=True) * (1 + rho * (m - 1)) / 1.0
+            else:  # negative correlation: (1 + rho (m - 1)) times the round's mean taken out of each value
+                y = own - own.mean(axis=1, keepdims=True) * (1 + rho * (m - 1))
         rows = y.reshape(-1)
         est, lo, hi = cluster_interval(cluster_stats(rows, np.repeat(np.arange(g), m)), share)
         halves.append((hi - lo) / 2)
