@@ -28,7 +28,12 @@ SetOpt = Annotated[list[str] | None, typer.Option(
     "--set", help="Change a rules field: --set open_points=91 (repeatable).")]
 
 
-RoundsOpt = Annotated[int, typer.Option("--rounds", "-n", help="Rounds to play (per variant in a sweep).")]
+RoundsOpt = Annotated[int | None, typer.Option(
+    "--rounds", "-n", help="Rounds to play (per variant in a sweep) [default: 100,000 for a run, 10,000 for a sweep].",
+    show_default=False)]
+MatchesOpt = Annotated[int | None, typer.Option(
+    "--matches", "-m", help="Card Rummy 101: matches to play (per variant in a sweep) [default: 10,000 for a run, "
+    "2,000 for a sweep].", show_default=False)]
 SeedOpt = Annotated[int, typer.Option(
     "--seed", min=0, max=2**63 - 1, help="Seed, 0 to 2**63-1: the same seed and settings give the same data.")]
 JobsOpt = Annotated[int | None, typer.Option("--jobs", "-j", help="Worker processes [default: all cores].")]
@@ -36,7 +41,9 @@ PolicyOpt = Annotated[str | None, typer.Option(
     "--policy", help="Bot for every seat [default: the family's first, greedy]; see the README.")]
 SeatPolicyOpt = Annotated[str | None, typer.Option(
     "--seat-policy", help="Bots by seat, e.g. 0=greedy,1=careful (the others take --policy).")]
-ChunkOpt = Annotated[int, typer.Option("--chunk", help="Rounds per chunk file (does not change the data).")]
+ChunkOpt = Annotated[int | None, typer.Option(
+    "--chunk", help="Rounds (matches) per chunk file, which does not change the data [default: 10,000 rounds, "
+    "1,000 matches].", show_default=False)]
 OverwriteOpt = Annotated[bool, typer.Option(
     "--overwrite", help="Replace a run with other settings in --out.")]
 ProgressOpt = Annotated[bool, typer.Option("--progress/--no-progress", help="Show a progress bar.")]
@@ -347,6 +354,18 @@ def _seat_policies(family, policy: str | None, seat_policy: str | None, players:
     return tuple(names) if len(set(names)) > 1 else (names[0],)
 
 
+def _units(family, rounds: int | None, matches: int | None, default: int) -> int:
+    """How many units (rounds, or card matches) to play: ``--rounds`` for the tile
+    families, ``--matches`` for card Rummy 101, each refused for the other."""
+    if family.unit == "match":
+        if rounds is not None:
+            raise SimError(f"{family.title} plays matches: give --matches, not --rounds")
+        return default // 10 if matches is None else matches
+    if matches is not None:
+        raise SimError(f"{family.title} plays rounds: give --rounds, not --matches (card Rummy 101 plays matches)")
+    return default if rounds is None else rounds
+
+
 def _trace_ids(text: str) -> list[int]:
     """``7``, ``3,5,9`` or ``10-19`` -> the round ids."""
     ids: list[int] = []
@@ -371,14 +390,15 @@ def _trace_ids(text: str) -> list[int]:
 def run_rounds(
     preset_name: PresetOpt = "rummy101",
     players: PlayersOpt = None,
-    rounds: RoundsOpt = 100_000,
+    rounds: RoundsOpt = None,
+    matches: MatchesOpt = None,
     seed: SeedOpt = 1,
     jobs: JobsOpt = None,
     policy: PolicyOpt = "greedy",
     seat_policy: SeatPolicyOpt = None,
     settings: SetOpt = None,
     out: Annotated[Path | None, typer.Option("--out", "-o", help="Run directory to write.")] = None,
-    chunk: ChunkOpt = 10_000,
+    chunk: ChunkOpt = None,
     trace: Annotated[str | None, typer.Option(
         "--trace", help="Print every action of these rounds, checked by the referee: an id, a list 3,5,9 "
         "or a range 10-19; with --json one JSON object per round and line (README: JSON traces). Writes nothing.",
@@ -391,7 +411,8 @@ def run_rounds(
     until_ci: UntilRunOpt = None,
     duplicate: DuplicateOpt = False,
 ) -> None:
-    """Play rounds with bots in parallel and write the family's tables (Rummy 101: rounds, players)."""
+    """Play rounds (card Rummy 101: matches) with bots in parallel and write the family's tables
+    (Rummy 101, Rummikub: rounds, players; card Rummy 101: matches, hands, players)."""
     from sim import runner
     from sim.games import family_of
     from sim.precision import parse_target
@@ -405,6 +426,8 @@ def run_rounds(
         return
     if out is None:
         raise SimError("--out DIR is required (or --trace IDS to print rounds)")
+    rounds = _units(family, rounds, matches, 100_000)
+    chunk = chunk or (1_000 if family.unit == "match" else 10_000)
     variants = (runner.Variant(rules),)
     rounds, chunk = runner.whole_deals(rounds, chunk, runner.deal_step(variants, duplicate))
     spec = runner.RunSpec(variants, rounds, seed, policies, chunk, until=until, duplicate=duplicate)
@@ -428,13 +451,14 @@ def sweep(
     preset_name: PresetOpt = "rummy101",
     grid: Annotated[list[str] | None, typer.Option(
         "--grid", help="A rules field and its values: --grid open_points=81,91,101 (repeatable).")] = None,
-    rounds: RoundsOpt = 10_000,
+    rounds: RoundsOpt = None,
+    matches: MatchesOpt = None,
     seed: SeedOpt = 1,
     jobs: JobsOpt = None,
     policy: PolicyOpt = "greedy",
     settings: SetOpt = None,
     out: Annotated[Path | None, typer.Option("--out", "-o", help="Sweep directory to write.")] = None,
-    chunk: ChunkOpt = 10_000,
+    chunk: ChunkOpt = None,
     as_json: JsonOpt = False,
     overwrite: OverwriteOpt = False,
     progress: ProgressOpt = True,
@@ -466,6 +490,8 @@ def sweep(
     variants = runner.grid_variants(base, values)
     players = min(v.rules.players for v in variants)
     family = family_of(base)
+    rounds = _units(family, rounds, matches, 10_000)
+    chunk = chunk or (1_000 if family.unit == "match" else 10_000)
     until = parse_target(until_ci, family.metrics, players) if until_ci else None
     rounds, chunk = runner.whole_deals(rounds, chunk, runner.deal_step(variants, duplicate))
     spec = runner.RunSpec(variants, rounds, seed, _seat_policies(family, policy, None, 4)[:1], chunk, kind="sweep",

@@ -17,6 +17,7 @@ from sim.tiles import COUNTS_LEN, JOKER, KINDS
 STREAM_DEAL_STATS = 1  # stream numbers keep the deals of different jobs apart
 STREAM_ROUNDS = 2
 STREAM_CARD_DEALS = 3
+STREAM_CARD_MATCHES = 4  # hand h of match m: counter (block, m, h, 0)
 
 DEAL_WORKLOAD = Workload("dealing", ("sim.deal",))  # sim.jit: the kernels deal_racks needs
 

@@ -212,7 +212,20 @@ def _validate(r: Rules) -> None:
     if r.family != "rummy101":
         need(r.button_jokers == 0, "button_jokers", "the joker button is a Rummy 101 tiles rule")
         need(r.threshold_mode == "fixed", "threshold_mode", "increasing thresholds are a Rummy 101 rule")
+    base = globals().get("_FAMILY_BASE", {}).get(r.family)  # None while the bases themselves are built
+    if base is not None:
+        own = _CARD_FIELDS if r.family == "rummy101-cards" else None
+        for f in fields(r):
+            foreign = f.name not in own if own is not None else f.name in _CARD_ONLY
+            need(not foreign or f.name in ("name", "family") or getattr(r, f.name) == getattr(base, f.name),
+                 f.name, f"not a rule of {r.family}" + (f"; its fields: {', '.join(sorted(own))}" if own else ""))
 
+
+# The fields card Rummy 101 plays by (C-SET-1, C-MATCH-1, C-TEAM-1; finish_factor is the
+# rummy factor of C-SCORE-2), and those only it has: any other family's field set on a
+# card variant, or a card field on a tile variant, is refused.
+_CARD_FIELDS = frozenset({"players", "rack_size", "decks", "target", "partners", "finish_factor"})
+_CARD_ONLY = frozenset({"decks", "target", "partners"})
 
 _RUMMY101 = Rules(name="rummy101", family="rummy101")
 _RUMMIKUB = Rules(

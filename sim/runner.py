@@ -81,6 +81,9 @@ class RunSpec:
         names = {v.rules.family for v in self.variants}
         if len(names) != 1:
             raise RulesError(f"a run plays one family; these variants mix {', '.join(sorted(names))}")
+        if self.duplicate and self.family.unit != "round":
+            raise SimError(f"--duplicate rotates one deal's hands over the seats; {self.family.title} "
+                           f"{self.family.units} deal many hands each and have no such deal")
         step = deal_step(self.variants, self.duplicate)
         if self.rounds % step or self.chunk % step:
             # A chunk (and so an --until-ci prefix) must hold whole deals: its rounds are one
@@ -361,8 +364,8 @@ def _run_until(spec: RunSpec, out: Path, workers: Workers, bar, played: list[int
     run_until(streams, workers, _play_chunk, target, 2 * workers.slots,
               on_result=lambda tables: bar.update(_units(tables)))
     for s in streams:
-        report.used[s.name or "all rounds"] = s.finished_at
-        report.widths[s.name or "all rounds"] = target.width(s.acc)
+        report.used[s.name or f"all {family.units}"] = s.finished_at
+        report.widths[s.name or f"all {family.units}"] = target.width(s.acc)
     # Chunks beyond the prefix kept (from an earlier, longer run) are not part of the data.
     for v, s in zip(spec.variants, streams, strict=True):
         for start in range(s.finished_at, spec.rounds, spec.chunk):
@@ -427,18 +430,18 @@ def summarise(out: Path) -> dict:
 def format_summary(report: RunReport) -> str:
     s = report.summary
     spec = report.spec
-    unit = spec.family.unit
+    unit = spec.family.units
     rate = report.played / report.seconds if report.seconds > 0 else float("nan")
     lines = [
-        f"{spec.kind}: {s['rounds']:,} {unit}s in {report.out} (seed {spec.seed}, policies "
+        f"{spec.kind}: {s['rounds']:,} {unit} in {report.out} (seed {spec.seed}, policies "
         f"{','.join(spec.policies)}); played now {report.played:,} in {report.seconds:.1f} s"
-        + (f" ({rate:,.0f} {unit}s/s on {report.where})" if report.played else "")
+        + (f" ({rate:,.0f} {unit}/s on {report.where})" if report.played else "")
         + (f", {report.skipped:,} already there" if report.skipped else ""),
     ]
     if spec.until:
         for name, used in report.used.items():
             met = report.widths[name] <= spec.until.halfwidth
-            lines.append(f"--until-ci {spec.until.to_text()}: {name or 'all rounds'} used {used:,} {unit}s, "
+            lines.append(f"--until-ci {spec.until.to_text()}: {name} used {used:,} {unit}, "
                          f"half-width {report.widths[name]:.5f}" + ("" if met else f" (cap {spec.rounds:,} reached)"))
     lines += spec.family.format_summary(s)
     return "\n".join(lines)

@@ -19,6 +19,7 @@ from sim.rules import Rules
 _PACKAGES = {
     "rummy101": "sim.games.rummy101",
     "rummikub": "sim.games.rummikub",
+    "rummy101-cards": "sim.games.cards",
 }
 
 

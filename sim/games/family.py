@@ -192,6 +192,7 @@ class Family:
     name: str = ""  # Rules.family
     title: str = ""  # for people
     unit: str = "round"  # what one id of a run plays
+    units: str = "rounds"  # its plural
     tables: tuple[str, ...] = ("rounds", "players")  # the first has one row per unit
     id_column: str = "round_id"
     policies: tuple[str, ...] = ()  # bot names, the default first

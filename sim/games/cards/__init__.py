@@ -1,9 +1,24 @@
-"""Rummy 101 with cards (RULES.md, C): the hand solver so far (:mod:`.hand`, its Python
-face :mod:`.play`); matches, bots and their tables are to come (issue 10)."""
+"""Rummy 101 with cards (RULES.md section C): the hand solver and whole matches played by bots.
 
+The modules, from the rules to the data:
+
+- :mod:`.hand`: the best lay-down of a hand (numba); :mod:`.play` its Python face
+  (:func:`sim.best_lay_down`, ``sim solve --preset rummy101-cards``), :mod:`.deals` its
+  ``sim deal-stats``;
+- :mod:`.engine`: the match engine and its two bots (numba); :mod:`.match` its Python
+  face (rules and policies as arrays, chunks, traced matches);
+- :mod:`.tables`: chunks of matches as the ``matches``, ``hands`` and ``players`` tables;
+- :mod:`.summary`: a run's summary and its ``--until-ci`` metrics;
+- :mod:`.trace`: a traced match for people and as JSON for machines;
+- :mod:`.referee`: the rules referee, in plain Python, replaying JSON traces.
+"""
+
+from sim.games.family import Family
 from sim.precision import Metric
 
 HAND_MODULES = ("sim.deal", "sim.games.cards.hand")
+POLICIES = ("greedy", "careful")  # engine.POLICY_GREEDY, POLICY_CAREFUL
+FINISHES = ("out", "rummy", "wash")  # engine.FINISH_*
 # The --until-ci metrics of card deal-stats (sim.games.cards.deals measures them); here, where
 # `sim deal-stats --help` reads them without importing numba.
 DEAL_METRICS = (
@@ -20,3 +35,26 @@ def __getattr__(name: str):
 
         return Workload("the card hand solver", HAND_MODULES)
     raise AttributeError(name)
+
+
+class CardRummy(Family):
+    name = "rummy101-cards"
+    title = "card Rummy 101"
+    unit = "match"
+    units = "matches"
+    tables = ("matches", "hands", "players")
+    id_column = "match_id"
+    policies = POLICIES
+    finishes = FINISHES
+    kernel_modules = (*HAND_MODULES, "sim.games.cards.engine")
+    metrics = (
+        Metric("win_seat_S", r"win_seat_(?P<seat>\d+)", "share of matches won by seat S (with partners, team S)",
+               True),
+        Metric("mean_hands", "mean_hands", "mean hands per match, washes included", False),
+        Metric("p_wash", "p_wash", "share of hands washed out (C-WASH-1)", True),
+        Metric("p_rummy", "p_rummy", "share of hands won by going rummy (C-SCORE-2)", True),
+        Metric("mean_points", "mean_points", "mean points of a hand someone went out of", False),
+    )
+
+
+FAMILY = CardRummy()

@@ -47,17 +47,32 @@ def card_value(c):
     return 10 if rank == 1 or rank >= 10 else rank
 
 
-@kernel(I1, I2, i64, i64, i64, i64, I2, I2, I2, I1)
-def _search(h, table, ntable, left, placed, depth, path, best_path, out_path, result):
+@kernel(inline=True)
+def _discard_kept(path, depth, left, forbid):
+    """Whether a leaf keeps a card that may be discarded: not when its one card left is
+    ``forbid``, the card just taken from the discard pile (C-TURN-1)."""
+    if forbid < 0 or left != 1:
+        return left >= 1
+    for d in range(depth):
+        if path[d, 0] == OP_LEAVE:
+            return path[d, 1] != forbid
+    return True
+
+
+@kernel(I1, I2, i64, i64, i64, i64, I2, I2, I2, I1, i64)
+def _search(h, table, ntable, left, placed, depth, path, best_path, out_path, result, forbid):
     """Every arrangement of the cards of ``h`` from the lowest one on (jit-compiled).
-    ``left``: cards kept so far; ``placed``: points melded or laid off so far."""
+    ``left``: cards kept so far; ``placed``: points melded or laid off so far; ``forbid``:
+    the card taken from the discard this turn (-1: none), never the one card kept."""
     x = -1
     for c in range(CARDS):
         if h[c] > 0:
             x = c
             break
     if x < 0:  # every card decided
-        if left >= 1 and placed > result[R_BEST]:
+        if not _discard_kept(path, depth, left, forbid):
+            return
+        if placed > result[R_BEST]:
             result[R_BEST] = placed
             result[R_BEST_STEPS] = depth
             best_path[:depth, :] = path[:depth, :]
@@ -71,7 +86,7 @@ def _search(h, table, ntable, left, placed, depth, path, best_path, out_path, re
     # It stays in the hand.
     h[x] -= 1
     path[depth, 0], path[depth, 1] = OP_LEAVE, x
-    _search(h, table, ntable, left + 1, placed, depth + 1, path, best_path, out_path, result)
+    _search(h, table, ntable, left + 1, placed, depth + 1, path, best_path, out_path, result, forbid)
     h[x] += 1
     # A new set of its rank: two or three of the higher suits (one card each).
     for mask in range(1, 16):
@@ -90,7 +105,7 @@ def _search(h, table, ntable, left, placed, depth, path, best_path, out_path, re
             if (mask >> s) & 1:
                 h[s * RANKS + rank - 1] -= 1
         path[depth, 0], path[depth, 1], path[depth, 2] = OP_SET, rank, mask
-        _search(h, table, ntable, left, placed + n * v, depth + 1, path, best_path, out_path, result)
+        _search(h, table, ntable, left, placed + n * v, depth + 1, path, best_path, out_path, result, forbid)
         for s in range(SUITS):
             if (mask >> s) & 1:
                 h[s * RANKS + rank - 1] += 1
@@ -104,7 +119,7 @@ def _search(h, table, ntable, left, placed, depth, path, best_path, out_path, re
             for r in range(rank, top + 1):
                 h[suit * RANKS + r - 1] -= 1
             path[depth, 0], path[depth, 1], path[depth, 2], path[depth, 3] = OP_RUN, suit, rank, top
-            _search(h, table, ntable, left, placed + gain, depth + 1, path, best_path, out_path, result)
+            _search(h, table, ntable, left, placed + gain, depth + 1, path, best_path, out_path, result, forbid)
             for r in range(rank, top + 1):
                 h[suit * RANKS + r - 1] += 1
     # Laid off on a table meld.
@@ -115,7 +130,7 @@ def _search(h, table, ntable, left, placed, depth, path, best_path, out_path, re
                 table[i, 2] = a | (1 << suit)  # a set of three gets its fourth suit
                 h[x] -= 1
                 path[depth, 0], path[depth, 1], path[depth, 2], path[depth, 3] = OP_LAYOFF, i, x, 1
-                _search(h, table, ntable, left, placed + v, depth + 1, path, best_path, out_path, result)
+                _search(h, table, ntable, left, placed + v, depth + 1, path, best_path, out_path, result, forbid)
                 h[x] += 1
                 table[i, 2] = a
         elif key == suit:
@@ -123,7 +138,7 @@ def _search(h, table, ntable, left, placed, depth, path, best_path, out_path, re
                 table[i, 3] = rank
                 h[x] -= 1
                 path[depth, 0], path[depth, 1], path[depth, 2], path[depth, 3] = OP_LAYOFF, i, x, 1
-                _search(h, table, ntable, left, placed + v, depth + 1, path, best_path, out_path, result)
+                _search(h, table, ntable, left, placed + v, depth + 1, path, best_path, out_path, result, forbid)
                 h[x] += 1
                 table[i, 3] = b
             elif a > rank:  # at its foot, with every card between
@@ -138,21 +153,22 @@ def _search(h, table, ntable, left, placed, depth, path, best_path, out_path, re
                         gain += card_value(suit * RANKS + r - 1)
                     table[i, 2] = rank
                     path[depth, 0], path[depth, 1], path[depth, 2], path[depth, 3] = OP_LAYOFF, i, x, a - rank
-                    _search(h, table, ntable, left, placed + gain, depth + 1, path, best_path, out_path, result)
+                    _search(h, table, ntable, left, placed + gain, depth + 1, path, best_path, out_path, result, forbid)
                     table[i, 2] = a
                     for r in range(rank, a):
                         h[suit * RANKS + r - 1] += 1
 
 
-@kernel(I1, I2, I2, I2, I1, entry=True)
-def best_lay_down(hand, table, best_path, out_path, result):
+@kernel(I1, I2, I2, I2, I1, i64, entry=True)
+def best_lay_down(hand, table, best_path, out_path, result, forbid):
     """The best lay-down of ``hand`` onto the ``table`` melds (see the module docstring):
     ``result`` gets ``R_*``, the paths their steps (jit-compiled). ``hand`` and ``table``
-    are restored when it returns."""
+    are restored when it returns; ``forbid``: the card taken from the discard pile this
+    turn, which the card kept to discard may not be (-1: none)."""
     path = np.zeros((STEPS, 4), dtype=np.int64)
     result[:] = 0
     result[R_BEST] = -1
-    _search(hand, table, table.shape[0], 0, 0, 0, path, best_path, out_path, result)
+    _search(hand, table, table.shape[0], 0, 0, 0, path, best_path, out_path, result, forbid)
 
 
 @kernel(I2, I2, entry=True, parallel=True)
@@ -167,7 +183,7 @@ def lay_down_batch(hands, out):
         out_path = np.zeros((STEPS, 4), dtype=np.int64)
         result = np.zeros(R_LEN, dtype=np.int64)
         result[R_BEST] = -1
-        _search(h, table, 0, 0, 0, 0, path, best_path, out_path, result)
+        _search(h, table, 0, 0, 0, 0, path, best_path, out_path, result, -1)
         total = 0
         for c in range(CARDS):
             total += hands[i, c] * card_value(c)

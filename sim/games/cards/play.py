@@ -138,7 +138,7 @@ def best_lay_down(hand: str | np.ndarray, rules: Rules | str | None = "rummy101-
     best_path = np.zeros((k.STEPS, 4), dtype=np.int64)
     out_path = np.zeros((k.STEPS, 4), dtype=np.int64)
     result = np.zeros(k.R_LEN, dtype=np.int64)
-    k.best_lay_down(np.ascontiguousarray(counts), np.ascontiguousarray(rows), best_path, out_path, result)
+    k.best_lay_down(np.ascontiguousarray(counts), np.ascontiguousarray(rows), best_path, out_path, result, -1)
     total = int(sum(int(n) * k.card_value(c) for c, n in enumerate(counts)))
     if result[k.R_BEST] < 0:  # a single card: nothing to do but discard it
         return LayDown(0, total, (), (), tuple(card_name(c) for c in np.repeat(np.arange(52), counts)), False, None)

@@ -1,0 +1,443 @@
+"""Whole matches of card Rummy 101, hand by hand (numba; RULES.md section C).
+
+A match is hands dealt until a player (with ``partners``, a team) reaches the target
+(C-MATCH-1). The first dealer of match ``m`` is seat ``m % players``, so that every seat
+deals first equally often; the deal moves one seat left every hand, washes included
+(C-SET-2, C-WASH-1). A hand: the shuffled deck (Philox, counter ``(block, m, hand, 0)``
+on :data:`sim.deal.STREAM_CARD_MATCHES`: the same cards for the same match and hand in
+every variant with the same decks) is dealt one card at a time from the dealer's left,
+10 cards each with two players and 7 with more (C-SET-1); the next card starts the
+discard pile, the rest is the stock, drawn from the front. Turns from the dealer's left
+(C-TURN-1): draw the stock's top or the discard's top, lay down melds and lay off onto any
+table meld (the hand solver, :mod:`.hand`), discard a card other than the one just taken
+from the discard. Every card but one melded or laid off and the last one discarded ends
+the hand (C-OUT-1/2); the player to move finding the stock empty washes it (C-WASH-1).
+The player going out scores the cards left in the other hands, or with ``partners`` in
+the two opponents' hands (C-SCORE-1, C-TEAM-1), times ``finish_factor`` for going rummy:
+out in one turn without having melded or laid off earlier in the hand (C-SCORE-2).
+
+The bots (``policies`` per seat):
+
+- ``greedy`` (:data:`POLICY_GREEDY`): takes the discard when it adds to what the hand can
+  lay down now, lays down the most points the hand solver finds every turn, goes out
+  the moment it can and throws its highest card that is in no pair or two-card run draw;
+- ``careful`` (:data:`POLICY_CAREFUL`) plays the score: it holds its melds in the hand
+  (to go rummy, worth ``finish_factor`` times the hand) until it can go out, or until an
+  opponent is down to three cards, the stock to one card a player, or an opponent is one
+  hand from the target (:data:`REACH` points a hand of each of its opponents); in that
+  last case it also sheds its highest card whatever it is worth to the hand; and it never
+  throws, while it has another choice, a card that lays off on a table meld or that is
+  near (same rank, or same suit within two) the last card the next player took from the
+  discard pile.
+
+Everything here works on integer arrays: ``rp`` the rules (``RP_*``, built by
+:func:`sim.games.cards.match.rules_params`), ``hands[p, 52]`` count vectors, ``table``
+meld rows ``(kind, key, a, b)`` of :mod:`.hand` in the order they reached the table.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from sim.deal import STREAM_CARD_MATCHES, below, philox_block
+from sim.games.cards.hand import (
+    CARDS,
+    MELD_RUN,
+    MELD_SET,
+    OP_LAYOFF,
+    OP_LEAVE,
+    OP_RUN,
+    OP_SET,
+    R_BEST,
+    R_BEST_STEPS,
+    R_LEN,
+    R_OUT,
+    R_OUT_STEPS,
+    RANKS,
+    STEPS,
+    SUITS,
+    _search,
+    card_value,
+)
+from sim.jit import I1, I2, I3, U1, boolean, i64, kernel
+
+# The rules as integers (rp).
+RP_PLAYERS, RP_SIZE, RP_DECKS, RP_TARGET, RP_PARTNERS, RP_RUMMY, RP_LEN = range(7)
+POLICY_GREEDY, POLICY_CAREFUL = 0, 1
+FINISH_OUT, FINISH_RUMMY, FINISH_WASH = 0, 1, 2
+# One row per match (out_m).
+M_HANDS, M_WASHES, M_WINNER, M_WINNER_TOTAL, M_RUNNER_UP, M_FIRST_DEALER, M_ERROR, M_LEN = range(8)
+# One row per hand (out_h) and one per player and hand (out_p, ``players`` rows per hand).
+H_MATCH, H_HAND, H_DEALER, H_FINISH, H_WINNER, H_POINTS, H_TURNS, H_STOCK_LEFT, H_LEN = range(9)
+P_MELDED, P_CARDS_LEFT, P_HAND_VALUE, P_SCORE, P_TOTAL, P_LEN = range(6)
+# A seat's state in the hand being played (seats).
+S_MELDED, S_ANY, S_TAKE, S_TURN, S_LEN = range(5)
+# The trace: one row per action (EV_*), the hands at each hand's end in ``ends``.
+EV_HAND, EV_SEAT, EV_TURN, EV_ACTION, EV_A, EV_B, EV_C, EV_D, EV_FIELDS = range(9)
+# draw (card, 0 stock / 1 discard), meld (the row kind, key, a, b), layoff (card, meld
+# index), discard (card), out (points, rummy), wash.
+ACT_DRAW, ACT_MELD, ACT_LAYOFF, ACT_DISCARD, ACT_OUT, ACT_WASH = range(6)
+G_NEVENTS, G_ERROR, G_LEN = range(3)
+ERR_TURNS, ERR_HANDS, ERR_TRACE = 1, 2, 3
+MAX_MELDS = 40  # 104 cards make 34 melds at most
+MAX_TURNS = 5000  # a hand longer than this is an engine error, not a rule
+MAX_HANDS = 100_000  # the same for a match
+MAX_EVENTS = 200_000  # a traced match
+MAX_TRACE_HANDS = 5000
+REACH = 20  # careful: an opponent this many points a hand short of the target is one hand away
+
+
+@kernel(i64, i64, i64, I1, U1)
+def shuffle_hand(seed, match_id, hand, deck, bits):
+    """Fill ``deck`` with the cards of ``deck.shape[0] // 52`` decks in the order of hand
+    ``hand`` of match ``match_id`` (Fisher-Yates driven by Philox; jit-compiled)."""
+    n = deck.shape[0]
+    for j in range(n):
+        deck[j] = j % CARDS
+    for j in range(n - 1):
+        if j % 4 == 0:
+            philox_block(seed, STREAM_CARD_MATCHES, j // 4, match_id, hand, 0, bits)
+        pick = j + below(bits[j % 4], n - j)
+        deck[j], deck[pick] = deck[pick], deck[j]
+
+
+@kernel(i64, i64, i64, i64, entry=True)
+def hand_deck(seed, match_id, hand, decks):
+    """The cards of hand ``hand`` of match ``match_id`` in dealing order (for traces)."""
+    deck = np.empty(CARDS * decks, dtype=np.int64)
+    shuffle_hand(seed, match_id, hand, deck, np.zeros(4, dtype=np.uint64))
+    return deck
+
+
+@kernel(inline=True)
+def _fits(c, table, nt):
+    """Whether card ``c`` lays off on one of the ``nt`` table melds."""
+    suit, rank = c // RANKS, c % RANKS + 1
+    for i in range(nt):
+        kind, key, a, b = table[i, 0], table[i, 1], table[i, 2], table[i, 3]
+        if kind == MELD_SET:
+            if key == rank and (a >> suit) & 1 == 0 and (a == 7 or a == 11 or a == 13 or a == 14):
+                return True
+        elif key == suit and (b == rank - 1 or a == rank + 1):
+            return True
+    return False
+
+
+@kernel(inline=True)
+def _useful(h, c, table, nt):
+    """Whether card ``c`` could be melded with the cards of ``h`` or laid off now: a quick
+    test before the solver is asked (a card failing it adds nothing to a lay-down)."""
+    suit, rank = c // RANKS, c % RANKS + 1
+    alike = 0
+    for s in range(SUITS):
+        if s != suit and h[s * RANKS + rank - 1] > 0:
+            alike += 1
+    if alike >= 2:
+        return True
+    lo1 = rank >= 2 and h[c - 1] > 0
+    lo2 = rank >= 3 and h[c - 2] > 0
+    hi1 = rank <= RANKS - 1 and h[c + 1] > 0
+    hi2 = rank <= RANKS - 2 and h[c + 2] > 0
+    if (lo1 and lo2) or (lo1 and hi1) or (hi1 and hi2):
+        return True
+    return _fits(c, table, nt)
+
+
+@kernel(inline=True)
+def _solve(h, table, nt, forbid, paths, result):
+    """The hand solver on ``h`` and the table: ``result`` (``R_*``), the best and the out
+    arrangements in ``paths[1]`` and ``paths[2]``."""
+    result[:] = 0
+    result[R_BEST] = -1
+    _search(h, table, nt, 0, 0, 0, paths[0], paths[1], paths[2], result, forbid)
+
+
+@kernel(inline=True)
+def _emit(ev, g, tracing, hand, seat, turn, action, a, b, c, d):
+    if not tracing:
+        return
+    n = g[G_NEVENTS]
+    if n >= ev.shape[0]:
+        g[G_ERROR] = ERR_TRACE
+        return
+    ev[n, EV_HAND], ev[n, EV_SEAT], ev[n, EV_TURN], ev[n, EV_ACTION] = hand, seat, turn, action
+    ev[n, EV_A], ev[n, EV_B], ev[n, EV_C], ev[n, EV_D] = a, b, c, d
+    g[G_NEVENTS] = n + 1
+
+
+@kernel(inline=True)
+def _lay_down(h, table, nt, path, steps, ev, g, tracing, hand, seat, turn):
+    """Move the melds and lay-offs of arrangement ``path`` from ``h`` to the table; the
+    number of table melds afterwards and the points placed."""
+    placed = 0
+    for d in range(steps):
+        op, a, b, c = path[d, 0], path[d, 1], path[d, 2], path[d, 3]
+        if op == OP_SET:
+            for s in range(SUITS):
+                if (b >> s) & 1:
+                    h[s * RANKS + a - 1] -= 1
+                    placed += card_value(s * RANKS + a - 1)
+            table[nt, 0], table[nt, 1], table[nt, 2], table[nt, 3] = MELD_SET, a, b, 0
+            _emit(ev, g, tracing, hand, seat, turn, ACT_MELD, MELD_SET, a, b, 0)
+            nt += 1
+        elif op == OP_RUN:
+            for r in range(b, c + 1):
+                h[a * RANKS + r - 1] -= 1
+                placed += card_value(a * RANKS + r - 1)
+            table[nt, 0], table[nt, 1], table[nt, 2], table[nt, 3] = MELD_RUN, a, b, c
+            _emit(ev, g, tracing, hand, seat, turn, ACT_MELD, MELD_RUN, a, b, c)
+            nt += 1
+        elif op == OP_LAYOFF:
+            if table[a, 0] == MELD_SET:
+                table[a, 2] |= 1 << (b // RANKS)
+                h[b] -= 1
+                placed += card_value(b)
+                _emit(ev, g, tracing, hand, seat, turn, ACT_LAYOFF, b, a, 0, 0)
+            elif table[a, 3] == b % RANKS:  # on the run's top (its top rank is the card's rank - 1)
+                table[a, 3] += 1
+                h[b] -= 1
+                placed += card_value(b)
+                _emit(ev, g, tracing, hand, seat, turn, ACT_LAYOFF, b, a, 0, 0)
+            else:  # at its foot, the nearest card first so that the run stays a run
+                for j in range(c - 1, -1, -1):
+                    table[a, 2] -= 1
+                    h[b + j] -= 1
+                    placed += card_value(b + j)
+                    _emit(ev, g, tracing, hand, seat, turn, ACT_LAYOFF, b + j, a, 0, 0)
+    return nt, placed
+
+
+@kernel(inline=True)
+def _discard_choice(h, path, steps, forbid, table, nt, careful, shed, near):
+    """The card to throw among those ``path`` keeps (C-TURN-1: not the card taken from the
+    discard pile, unless the hand holds a second copy of it); see the module docstring
+    for each bot's order of preference."""
+    left = np.zeros(CARDS, dtype=np.int64)
+    for d in range(steps):
+        if path[d, 0] == OP_LEAVE:
+            left[path[d, 1]] += 1
+    best, best_key = -1, -1
+    for c in range(CARDS):
+        if left[c] == 0 or (c == forbid and h[c] < 2):
+            continue
+        suit, rank = c // RANKS, c % RANKS + 1
+        useful = False
+        for s in range(SUITS):
+            if s != suit and left[s * RANKS + rank - 1] > 0:
+                useful = True
+        for r in range(max(1, rank - 2), min(RANKS, rank + 2) + 1):
+            if r != rank and left[suit * RANKS + r - 1] > 0:
+                useful = True
+        key = card_value(c) * 100 + rank * SUITS + suit
+        if careful:
+            safe = not _fits(c, table, nt)
+            if near >= 0:
+                ns, nr = near // RANKS, near % RANKS + 1
+                if nr == rank or (ns == suit and abs(nr - rank) <= 2):
+                    safe = False
+            key += (0 if shed or useful else 10_000) + (100_000 if safe else 0)
+        elif not useful:
+            key += 10_000
+        if key > best_key:
+            best, best_key = c, key
+    return best
+
+
+@kernel(inline=True)
+def _team_total(totals, seat, players, partners):
+    if partners:
+        return totals[seat % 2] + totals[seat % 2 + 2]
+    return totals[seat]
+
+
+@kernel(inline=True)
+def _threatened(hands, seats, totals, seat, rp, stock_left):
+    """Whether ``careful`` must stop holding its melds back (the module docstring) and,
+    second, whether it should shed its highest cards."""
+    players, partners, target = rp[RP_PLAYERS], rp[RP_PARTNERS], rp[RP_TARGET]
+    close, shed = stock_left <= players, False
+    for o in range(players):
+        if o == seat or (partners and o % 2 == seat % 2):
+            continue
+        if hands[o].sum() <= 3:
+            close = True
+        against = 2 if partners else players - 1  # the hands whose cards o would score
+        if target - _team_total(totals, o, players, partners) <= REACH * against:
+            close = True
+            shed = True
+    return close, shed
+
+
+@kernel(i64, i64, i64, i64, I1, I1, I2, I1, I2, I2, I1, I2, I1, I3, I1, I2, I3, I1, boolean, I1, I2)
+def _play_hand(seed, match_id, hand, dealer, rp, policies, fixed, deck, hands, table, pile, seats, totals,
+               paths, result, ev, ends, g, tracing, out_h, out_p):
+    """Play hand ``hand`` of match ``match_id`` dealt by ``dealer`` (``fixed``: the card
+    orders of a scenario's hands, used while it has rows), score it into ``totals``, and
+    fill its row ``out_h`` and its players' rows ``out_p`` (jit-compiled)."""
+    players, size, partners = rp[RP_PLAYERS], rp[RP_SIZE], rp[RP_PARTNERS]
+    n = deck.shape[0]
+    if hand < fixed.shape[0]:
+        deck[:] = fixed[hand]
+    else:
+        shuffle_hand(seed, match_id, hand, deck, np.zeros(4, dtype=np.uint64))
+    hands[:, :] = 0
+    for j in range(size * players):  # C-SET-1: one card at a time from the dealer's left
+        hands[(dealer + 1 + j) % players, deck[j]] += 1
+    pile[0] = deck[size * players]
+    npile = 1
+    stock = size * players + 1
+    nt = 0
+    seats[:, :] = 0
+    seats[:, S_TAKE] = -1
+    seat = (dealer + 1) % players  # C-SET-2
+    turns = 0
+    finish, winner, points = FINISH_WASH, -1, 0
+    while True:
+        if stock >= n:  # C-WASH-1: the player to move finds the stock empty
+            _emit(ev, g, tracing, hand, seat, seats[seat, S_TURN] + 1, ACT_WASH, 0, 0, 0, 0)
+            break
+        turns += 1
+        if turns > MAX_TURNS:
+            g[G_ERROR] = ERR_TURNS
+            break
+        seats[seat, S_TURN] += 1
+        turn = seats[seat, S_TURN]
+        h = hands[seat]
+        careful = policies[seat] == POLICY_CAREFUL
+        # C-TURN-1: the discard's top if it adds to what the hand can lay down now.
+        top = pile[npile - 1] if npile > 0 else -1
+        take = False
+        if top >= 0 and _useful(h, top, table, nt):
+            _solve(h, table, nt, -1, paths, result)
+            without = result[R_BEST]
+            h[top] += 1
+            _solve(h, table, nt, top, paths, result)
+            h[top] -= 1
+            take = result[R_BEST] > without
+        if take:
+            npile -= 1
+            card, forbid = top, top
+            seats[seat, S_TAKE] = top
+        else:
+            card, forbid = deck[stock], -1
+            stock += 1
+        h[card] += 1
+        _emit(ev, g, tracing, hand, seat, turn, ACT_DRAW, card, 1 if take else 0, 0, 0)
+        _solve(h, table, nt, forbid, paths, result)
+        if result[R_OUT]:  # C-OUT-1/2: every card but one placed, the last discarded
+            rummy = seats[seat, S_ANY] == 0  # C-SCORE-2
+            nt, placed = _lay_down(h, table, nt, paths[2], result[R_OUT_STEPS], ev, g, tracing, hand, seat, turn)
+            seats[seat, S_MELDED] += placed
+            last = -1
+            for c in range(CARDS):
+                if h[c] > 0:
+                    last = c
+            h[last] -= 1
+            pile[npile] = last
+            npile += 1
+            _emit(ev, g, tracing, hand, seat, turn, ACT_DISCARD, last, 0, 0, 0)
+            winner = seat
+            finish = FINISH_RUMMY if rummy else FINISH_OUT
+            for o in range(players):  # C-SCORE-1, C-TEAM-1
+                if o != seat and not (partners and o % 2 == seat % 2):
+                    for c in range(CARDS):
+                        points += hands[o, c] * card_value(c)
+            if rummy:
+                points *= rp[RP_RUMMY]
+            _emit(ev, g, tracing, hand, seat, turn, ACT_OUT, points, 1 if rummy else 0, 0, 0)
+            break
+        close, shed = False, False
+        if careful:
+            close, shed = _threatened(hands, seats, totals, seat, rp, n - stock)
+        if result[R_BEST] > 0 and (not careful or close or seats[seat, S_ANY] == 1):
+            nt, placed = _lay_down(h, table, nt, paths[1], result[R_BEST_STEPS], ev, g, tracing, hand, seat, turn)
+            seats[seat, S_MELDED] += placed
+            seats[seat, S_ANY] = 1
+        near = seats[(seat + 1) % players, S_TAKE]
+        throw = _discard_choice(h, paths[1], result[R_BEST_STEPS], forbid, table, nt, careful, shed, near)
+        h[throw] -= 1
+        pile[npile] = throw
+        npile += 1
+        _emit(ev, g, tracing, hand, seat, turn, ACT_DISCARD, throw, 0, 0, 0)
+        seat = (seat + 1) % players
+    if winner >= 0:
+        totals[winner] += points
+    out_h[H_MATCH], out_h[H_HAND], out_h[H_DEALER] = match_id, hand, dealer
+    out_h[H_FINISH], out_h[H_WINNER], out_h[H_POINTS] = finish, winner, points
+    out_h[H_TURNS], out_h[H_STOCK_LEFT] = turns, max(0, n - stock)
+    for p in range(players):
+        value = 0
+        for c in range(CARDS):
+            value += hands[p, c] * card_value(c)
+        out_p[p, P_MELDED] = seats[p, S_MELDED]
+        out_p[p, P_CARDS_LEFT] = hands[p].sum()
+        out_p[p, P_HAND_VALUE] = value
+        out_p[p, P_SCORE] = points if p == winner else 0
+        out_p[p, P_TOTAL] = totals[p]
+        if tracing and hand < ends.shape[0]:
+            ends[hand, p, :] = hands[p]
+    return finish
+
+
+@kernel(i64, i64, i64, I1, I1, I2, I2, I3, boolean, I1, I2, I2, I2, I1, entry=True)
+def play_matches(seed, start, count, rp, policies, fixed, ev, ends, tracing, g, out_m, out_h, out_p, cursor):
+    """Play matches ``start .. start+count-1`` (jit-compiled): a row of ``out_m`` each, a
+    row of ``out_h`` and ``players`` rows of ``out_p`` per hand from row ``cursor[0]`` on.
+    Returns how many matches were played: fewer than ``count`` when the hand rows ran
+    out (the caller grows them and goes on from that match; ``cursor`` is left at its
+    first hand)."""
+    players, decks, target, partners = rp[RP_PLAYERS], rp[RP_DECKS], rp[RP_TARGET], rp[RP_PARTNERS]
+    deck = np.empty(CARDS * decks, dtype=np.int64)
+    pile = np.empty(CARDS * decks, dtype=np.int64)
+    hands = np.zeros((players, CARDS), dtype=np.int64)
+    table = np.zeros((MAX_MELDS, 4), dtype=np.int64)
+    seats = np.zeros((players, S_LEN), dtype=np.int64)
+    totals = np.zeros(players, dtype=np.int64)
+    paths = np.zeros((3, STEPS, 4), dtype=np.int64)
+    result = np.zeros(R_LEN, dtype=np.int64)
+    for i in range(count):
+        m = start + i
+        first_row = cursor[0]
+        totals[:] = 0
+        dealer = m % players
+        out_m[i, M_FIRST_DEALER] = dealer
+        washes = 0
+        hand = 0
+        while True:
+            row = cursor[0]
+            if row >= out_h.shape[0]:
+                cursor[0] = first_row
+                return i
+            finish = _play_hand(seed, m, hand, dealer, rp, policies, fixed, deck, hands, table, pile, seats,
+                                totals, paths, result, ev, ends, g, tracing, out_h[row],
+                                out_p[row * players:(row + 1) * players])
+            cursor[0] = row + 1
+            hand += 1
+            if hand >= MAX_HANDS and g[G_ERROR] == 0:
+                g[G_ERROR] = ERR_HANDS
+            if g[G_ERROR] != 0:  # reported by the caller with the match's id
+                out_m[i, M_ERROR] = g[G_ERROR]
+                g[G_ERROR] = 0
+                break
+            dealer = (dealer + 1) % players  # C-SET-2, washes too (C-WASH-1)
+            if finish == FINISH_WASH:
+                washes += 1
+                continue
+            w = out_h[row, H_WINNER]
+            if _team_total(totals, w, players, partners) >= target:  # C-MATCH-1, C-TEAM-1
+                break
+        w = out_h[cursor[0] - 1, H_WINNER] if cursor[0] > first_row else -1
+        out_m[i, M_HANDS], out_m[i, M_WASHES] = hand, washes
+        if partners:
+            out_m[i, M_WINNER] = -1 if w < 0 else w % 2
+            out_m[i, M_WINNER_TOTAL] = _team_total(totals, max(w, 0), players, True)
+            out_m[i, M_RUNNER_UP] = _team_total(totals, max(w, 0) + 1, players, True)
+        else:
+            out_m[i, M_WINNER] = w
+            out_m[i, M_WINNER_TOTAL] = totals[max(w, 0)]
+            runner_up = 0
+            for p in range(players):
+                if p != w and totals[p] > runner_up:
+                    runner_up = totals[p]
+            out_m[i, M_RUNNER_UP] = runner_up
+    return count
