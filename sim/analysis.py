@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -52,8 +52,10 @@ class Dataset:
     path: Path
     manifest: dict
     keys: tuple[str, ...]
-    rounds: pl.LazyFrame
+    rounds: pl.LazyFrame  # one row per unit: rounds, or card Rummy 101's matches
     players: pl.LazyFrame
+    unit_id: str = "round_id"  # the id column of a unit (card matches: match_id)
+    tables: dict[str, pl.LazyFrame] = field(default_factory=dict)  # every table by name (cards: hands too)
 
     @property
     def variants(self) -> list[dict]:
@@ -75,7 +77,10 @@ class Dataset:
     @property
     def cluster(self) -> str:
         """The column grouping dependent samples: ``deal_id`` (the rounds of a deal in a
-        duplicate run; otherwise one round each), or ``round_id`` in older data."""
+        duplicate run; otherwise one round each), ``round_id`` in older data, and
+        ``match_id`` for card matches (a match's hands and players together)."""
+        if self.unit_id != "round_id":
+            return self.unit_id
         return "deal_id" if "deal_id" in self.rounds.collect_schema().names() else "round_id"
 
 
@@ -108,6 +113,12 @@ def open_dataset(path: str | Path) -> Dataset:
     if not isinstance(manifest, dict) or "variants" not in manifest:
         raise DatasetError(f"{manifest_path}: not a run manifest")
     keys = tuple(manifest["variants"][0]["partition"])
+    family = _family_of(manifest, manifest_path)
+    if family.unit != "round":  # a family with tables of its own (card matches) opens them its way
+        for table in family.tables:
+            _check_files(path, table)
+        tables = family.dataset_tables(path, keys)
+        return Dataset(path, manifest, keys, tables[family.tables[0]], tables["players"], family.id_column, tables)
     for table in ("rounds", "players"):
         _check_files(path, table)
     rounds = pl.scan_parquet(str(path / "rounds" / "**" / "*.parquet"), hive_partitioning=True)
@@ -116,7 +127,16 @@ def open_dataset(path: str | Path) -> Dataset:
     round_cols = ["round_id", *keys, "finish", "winner_seat", pl.col("turns").alias("round_turns"),
                   *[c for c in (*ROUND_FACTS, *SETTINGS) if c not in keys and c in present]]
     players = players.join(rounds.select(round_cols), on=["round_id", *keys], how="left")
-    return Dataset(path, manifest, keys, rounds, players)
+    return Dataset(path, manifest, keys, rounds, players, tables={"rounds": rounds, "players": players})
+
+
+def _family_of(manifest: dict, where: Path):
+    from sim.games import family_of
+
+    try:
+        return family_of(Rules.from_dict(manifest["variants"][0]["rules"]))
+    except (KeyError, IndexError, TypeError):
+        raise DatasetError(f"{where}: not a run manifest") from None
 
 
 def _shares(df: pl.DataFrame, k: str = "k", n: str = "n") -> pl.DataFrame:
@@ -158,7 +178,7 @@ def _clustered_many(ds: Dataset, lf: pl.LazyFrame, group: Sequence[str],
         return _intervals((per.group_by(*group).agg(*aggs) if group else per.select(*aggs)).collect(), group,
                           values, names)
     if cluster not in lf.collect_schema().names():
-        lf = lf.join(ds.rounds.select("round_id", *ds.keys, cluster), on=["round_id", *ds.keys], how="left")
+        lf = lf.join(ds.rounds.select(ds.unit_id, *ds.keys, cluster), on=[ds.unit_id, *ds.keys], how="left")
     per = (lf.select(*group, cluster, *[e.cast(pl.Float64).alias(names[p]) for p, (e, _) in values.items()])
            .group_by(*group, cluster)
            .agg(*[a for v in names.values()
@@ -178,7 +198,10 @@ def _one_row_per_cluster(ds: Dataset, lf: pl.LazyFrame, group: list[str]) -> boo
     not ``--duplicate`` (a round is its own cluster), or its players grouped by seat."""
     if ds.duplicate:
         return False
-    return "seat" in group or "seat" not in lf.collect_schema().names()
+    names = lf.collect_schema().names()
+    if ds.unit_id != "round_id":  # card matches: the matches table only (a match has many hands)
+        return "hand" not in names
+    return "seat" in group or "seat" not in names
 
 
 def _intervals(df: pl.DataFrame, group: list[str], values: dict[str, tuple[pl.Expr, bool]],
@@ -217,7 +240,7 @@ def _category_shares(ds: Dataset, lf: pl.LazyFrame, group: Sequence[str], catego
                 .select(*group, category, "k", "n", "share", "ci_low", "ci_high", *sums)
                 .sort(*group, category, nulls_last=True))
     if cluster not in lf.collect_schema().names():
-        lf = lf.join(ds.rounds.select("round_id", *ds.keys, cluster), on=["round_id", *ds.keys], how="left")
+        lf = lf.join(ds.rounds.select(ds.unit_id, *ds.keys, cluster), on=[ds.unit_id, *ds.keys], how="left")
     per = (lf.group_by(*group, cluster, category)
            .agg(pl.len().cast(pl.Float64).alias("_y"), *[e.cast(pl.Float64).sum().alias(f"_s_{k}") for k, e in
                                                           sums.items()])
@@ -618,15 +641,32 @@ for _own in FAMILY_METRICS.values():
     ROUND_METRICS.update({name: text for name, (text, _) in _own.items()})
 
 
+def _own_analysis(ds: Dataset):
+    """The analysis module of a family whose unit is not a round (card matches), or None."""
+    if ds.unit_id == "round_id":
+        return None
+    from sim.games import family
+
+    return family(ds.family).analysis()
+
+
 def metrics_of(ds: Dataset) -> list[str]:
-    """The metrics :func:`compare_variants` can give for ``ds``: every family's and its own."""
+    """The metrics :func:`compare_variants` can give for ``ds``: every family's and its own
+    (card matches: their own only)."""
+    mod = _own_analysis(ds)
+    if mod is not None:
+        return list(mod.UNIT_METRICS)
     own = FAMILY_METRICS.get(ds.family, {})
     shared = [m for m in ROUND_METRICS if not any(m in f for f in FAMILY_METRICS.values())]
     return shared + list(own)
 
 
 def round_metrics(ds: Dataset) -> pl.LazyFrame:
-    """One row per round and variant with the metrics of :func:`metrics_of`."""
+    """One row per round (card matches: per match) and variant with the metrics of
+    :func:`metrics_of`."""
+    mod = _own_analysis(ds)
+    if mod is not None:
+        return mod.unit_metrics(ds)
     won = (pl.col("winner_seat") == pl.col("seat")).fill_null(False)
     per_round = ds.players.group_by("round_id", *ds.keys).agg(
         ((pl.col("open_turn") <= 3).fill_null(False)).mean().alias("opened_by_3"),
@@ -667,7 +707,7 @@ def compare_variants(ds: Dataset, baseline: dict, metrics: Sequence[str] | None 
     metrics = list(metrics or known)
     unknown = [m for m in metrics if m not in known]
     if unknown:
-        raise DatasetError(f"unknown metric {unknown[0]!r} for {ds.family} rounds; metrics: {', '.join(known)}")
+        raise DatasetError(f"unknown metric {unknown[0]!r} for {ds.family} data; metrics: {', '.join(known)}")
     if not ds.keys:
         raise DatasetError(f"{ds.path} is a single run: comparing variants needs a sweep, e.g. `sim sweep "
                            f"--grid threshold_mode=fixed,increasing --rounds 20000 --out DIR`")
@@ -685,8 +725,8 @@ def compare_variants(ds: Dataset, baseline: dict, metrics: Sequence[str] | None 
     rows = []
     for combo in others.select(keys).unique().sort(keys).rows(named=True):
         v = others.filter(*[pl.col(k) == val for k, val in combo.items()])
-        pair_on = ["round_id"] + [k for k in keys if k not in baseline]
-        joined = v.join(base.drop([k for k in baseline]), on=pair_on if len(pair_on) > 1 else "round_id",
+        pair_on = [ds.unit_id] + [k for k in keys if k not in baseline]
+        joined = v.join(base.drop([k for k in baseline]), on=pair_on if len(pair_on) > 1 else ds.unit_id,
                         suffix="_base")
         label = ", ".join(f"{k}={str(val).lower() if isinstance(val, bool) else val}" for k, val in combo.items())
         deal = joined[ds.cluster].to_numpy()
@@ -704,3 +744,15 @@ def compare_variants(ds: Dataset, baseline: dict, metrics: Sequence[str] | None 
                          "ci_low": float(d.mean() - half), "ci_high": float(d.mean() + half),
                          "unpaired_half_width": float(unpaired)})
     return pl.DataFrame(rows)
+
+
+def __getattr__(name: str):
+    """A family's own analysis (``sim.analysis.match_wins`` for card matches...): the
+    functions each family's analysis module lists in ``__all__``."""
+    from sim.games import families
+
+    for f in families():
+        mod = f.analysis()
+        if mod is not None and name in getattr(mod, "__all__", ()):
+            return getattr(mod, name)
+    raise AttributeError(f"module 'sim.analysis' has no attribute {name!r}")

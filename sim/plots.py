@@ -26,7 +26,9 @@ STYLE = {
 SEAT_COLOURS = ("#1b6ca8", "#d1495b", "#edae49", "#00798c")
 OUTCOMES = ("won", "lost, opened with melds", "lost, opened with pairs", "lost, never opened")
 OUTCOME_COLOURS = ("#2a9d8f", "#8ab17d", "#e9c46a", "#e76f51")
-PERCENT_METRICS = ("opened_by_3", "stock_out", "never_opened", "joker_finish", "pool_empty", "seat0_win")
+PERCENT_METRICS = ("opened_by_3", "stock_out", "never_opened", "joker_finish", "pool_empty", "seat0_win",
+                   "wash_share", "rummy_share", "first_dealer_win")
+UNITS = {"turns": "turns", "hands": "hands"}  # of paired differences not in points
 
 
 def variant_label(combo: dict) -> str:
@@ -112,6 +114,22 @@ def cumulative(df: pl.DataFrame, value: str, combos: list[dict], xlabel: str, yl
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     ax.set_ylim(0, 100)
+    ax.set_title(title)
+    ax.legend(fontsize=8)
+    return fig
+
+
+def share_curve(df: pl.DataFrame, x: str, combos: list[dict], xlabel: str, ylabel: str, title: str):
+    """A share (``share``, ``ci_low``, ``ci_high``) against ``x``, a line per variant of
+    ``combos``, with its 95% band."""
+    fig, ax = plt.subplots()
+    for combo in combos:
+        s = select(df, combo).sort(x)
+        line = ax.plot(s[x], 100 * s["share"], marker="o", label=variant_label(combo))[0]
+        ax.fill_between(s[x], 100 * s["ci_low"], 100 * s["ci_high"], alpha=0.2, color=line.get_color())
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.set_ylim(bottom=0)
     ax.set_title(title)
     ax.legend(fontsize=8)
     return fig
@@ -228,7 +246,7 @@ def paired_forest(comp: pl.DataFrame, metrics: tuple[str, ...]):
         err = [scale * (m["diff"] - m["ci_low"]), scale * (m["ci_high"] - m["diff"])]
         ax.errorbar(scale * m["diff"], y, xerr=err, fmt="o", ms=3.5, capsize=2.5, color="#1b6ca8")
         ax.axvline(0, color="#888", lw=0.8)
-        unit = "points of %" if scale == 100 else ("turns" if metric == "turns" else "points")
+        unit = "points of %" if scale == 100 else UNITS.get(metric, "points")
         ax.set_title(f"{metric.replace('_', ' ')} ({unit})", fontsize=10, loc="left")
         ax.set_yticks(y, labels, fontsize=8)
         ax.invert_yaxis()

@@ -188,10 +188,11 @@ def _tournament_section(rep: Report, ds: A.Dataset) -> None:
 def _provenance_section(rep: Report, datasets: list[A.Dataset], deal_files: list[Path]) -> None:
     rep.add("## Rules, provenance and how to reproduce", "")
     for ds in datasets:
-        f = next((ds.path / "rounds").rglob("*.parquet"))
+        f = next((ds.path / family(ds.family).tables[0]).rglob("*.parquet"))
         meta = read_metadata(f)
         m = ds.manifest
-        rep.add(f"**{ds.path.name}** — {m['kind']} of {m['rounds']:,} rounds per variant, seed {m['seed']}, "
+        rep.add(f"**{ds.path.name}** — {m['kind']} of {m['rounds']:,} {family(ds.family).units} per variant, "
+                f"seed {m['seed']}, "
                 f"policies {','.join(m['policies'])}, {len(ds.variants)} variant(s); package "
                 f"{meta.get('version')}, commit `{meta.get('git_commit')}`.", "")
         if meta.get("command"):
@@ -265,13 +266,15 @@ def build_report(sources: list[str | Path], out: str | Path, title: str | None =
             m = ds.manifest
             swept = ", ".join(ds.keys) or "no field (a single variant)"
             rep.add(f"## {ds.path.name}: {m['kind']} over {swept}", "",
-                    f"{m['rounds']:,} rounds per variant, {len(ds.variants)} variant(s), seed {m['seed']}, "
+                    f"{m['rounds']:,} {family(ds.family).units} per variant, {len(ds.variants)} variant(s), "
+                    f"seed {m['seed']}, "
                     f"bots: {', '.join(m['policies'])}.", "")
             if m["kind"] == "tournament":
                 _tournament_section(rep, ds)
                 continue
             family(ds.family).report_sections(rep, ds, prefer)
-            _seat_section(rep, ds, prefer)
+            if family(ds.family).unit == "round":  # a card match's seats are in its family's sections
+                _seat_section(rep, ds, prefer)
         _provenance_section(rep, datasets, deals)
         rep.add("To regenerate this report from the same data:", "", "```sh", command, "```", "")
     text = "\n".join(rep.lines) + "\n"

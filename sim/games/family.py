@@ -264,6 +264,20 @@ class Family:
         (:class:`sim.report.Report`); ``prefer``: the reference values of swept fields."""
         self._module("report").report_sections(rep, ds, prefer)
 
+    def analysis(self):
+        """The family's own analysis module (``<package>.analysis``), or None: questions only
+        its datasets answer, found by :mod:`sim.analysis` (its ``__all__``), and for a family
+        whose unit is not a round, ``dataset_tables``, ``UNIT_METRICS`` and ``unit_metrics``."""
+        import importlib.util
+
+        name = f"{type(self).__module__}.analysis"
+        return self._module("analysis") if importlib.util.find_spec(name) else None
+
+    def dataset_tables(self, path, keys: tuple[str, ...]) -> dict[str, pl.LazyFrame]:
+        """Lazy scans of a dataset's tables, joined with the facts analyses group by
+        (:func:`sim.analysis.open_dataset`; the tile families' is built in there)."""
+        return self._module("analysis").dataset_tables(path, keys)
+
     def headlines(self, ds, prefer: dict) -> list[str]:
         """The key numbers of dataset ``ds``, as Markdown list items."""
         return self._module("report").headlines(ds, prefer)
