@@ -6,7 +6,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 PIP := $(BIN)/pip install --quiet --disable-pip-version-check
 
-.PHONY: demo test test-fast lint bench clean reference-report reference-rummikub notebook-data lab
+.PHONY: demo test test-fast lint bench clean reference-report reference-rummikub reference-cards notebook-data lab
 
 demo: $(VENV)/.core
 	$(BIN)/sim run --preset rummy101 --rounds 100000 --seed 1 --out data/demo/run
@@ -51,6 +51,8 @@ $(NB)/.done: $(VENV)/.core
 	$(BIN)/sim deal-stats --rack-size 22 --samples 200000 --seed 2026 --out $(NB)/deal-22.parquet --overwrite
 	$(BIN)/sim sweep --preset rummikub --grid players=2,3,4 --grid open_points=30,50 --rounds 2000 --seed 2026 \
 		--out $(NB)/rummikub --no-progress
+	$(BIN)/sim sweep --preset rummy101-cards --grid players=2,3,4 --grid target=101,500 --matches 5000 --seed 2026 \
+		--out $(NB)/cards --no-progress
 	touch $@
 
 # JupyterLab on the notebooks, with their data, opening the jupytext .py notebooks as
