@@ -94,3 +94,21 @@ reference-rummikub: $(VENV)/.core
 	done
 	$(BIN)/sim report $(foreach r,$(RK_RULES),--data $(RK)/$(firstword $(subst =, ,$(r)))) \
 		--notes reports/reference-rummikub-notes.md --baseline players=4 --out reports/reference-rummikub
+
+# The reference report's card part (reports/reference-cards): solo matches of 2-4 players to
+# 100, 101 and 500, partners and two decks at four players, and one careful bot among
+# greedy ones; 100,000 matches per variant, about 15 minutes on 2 cores. Reruns skip
+# what data/reference holds.
+RC := $(REF)/cards
+reference-cards: $(VENV)/.core
+	$(BIN)/sim sweep --preset rummy101-cards --grid players=2,3,4 --grid target=100,101,500 --matches 100000 \
+		--seed 2026 --out $(RC)/solo
+	$(BIN)/sim sweep --preset rummy101-cards --set players=4 --grid partners=false,true --grid target=101,500 \
+		--matches 100000 --seed 2026 --out $(RC)/partners
+	$(BIN)/sim sweep --preset rummy101-cards --set players=4 --grid decks=1,2 --matches 100000 --seed 2026 \
+		--out $(RC)/decks
+	$(BIN)/sim run --preset rummy101-cards --players 4 --seat-policy 0=careful --matches 100000 --seed 2026 \
+		--out $(RC)/careful
+	$(BIN)/sim report --data $(RC)/solo --data $(RC)/partners --data $(RC)/decks --data $(RC)/careful \
+		--notes reports/reference-cards-notes.md --baseline players=4 --baseline target=101 \
+		--baseline partners=false --baseline decks=1 --out reports/reference-cards

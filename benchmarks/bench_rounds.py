@@ -1,14 +1,15 @@
-"""Round engine throughput: rounds/s on one core for 2, 3 and 4 players with each bot, and
-the time of a full run of many four-player rounds with all output written.
+"""Engine throughput: rounds/s (card Rummy 101: matches/s and hands/s) on one core for 2,
+3 and 4 players with each bot, and the time of a full run of many four-player rounds with
+all output written.
 
-    python benchmarks/bench_rounds.py [--preset rummy101|rummikub] [--rounds 20000]
+    python benchmarks/bench_rounds.py [--preset rummy101|rummikub|rummy101-cards] [--rounds 20000]
                                       [--repeats 3] [--players 2,3,4] [--million [N]]
 
-The per-core figures are medians of several runs of a family's chunk of rounds in this
-process (one numba thread; Rummy 101 ``sim.games.rummy101.play.play_chunk``, Rummikub
-``sim.games.rummikub.play.play_chunk``), each run on other round ids; ``--million``
-times ``sim run`` (the runner: joblib workers on every core, Parquet written) on N
-four-player rounds, 1,000,000 by default.
+The per-core figures are medians of several runs of a family's chunk in this process (one
+numba thread; Rummy 101 ``sim.games.rummy101.play.play_chunk``, Rummikub
+``sim.games.rummikub.play.play_chunk``, card matches ``sim.games.cards.match.play_chunk``),
+each run on other ids; ``--million`` times ``sim run`` (the runner: joblib workers on
+every core, Parquet written) on N four-player rounds (matches), 1,000,000 by default.
 """
 
 from __future__ import annotations
@@ -28,17 +29,21 @@ import sim
 from sim import runner
 
 
-def per_core(preset: str, players: int, rounds: int, repeats: int, policy: str) -> float:
+def per_core(preset: str, players: int, rounds: int, repeats: int, policy: str) -> tuple[float, float]:
+    """Units (rounds or matches) per second and, for matches, hands per second (else 0)."""
     rules = sim.preset(preset).replace(players=players)
-    play = importlib.import_module(f"sim.games.{rules.family}.play")
+    family = sim.games.family_of(rules)
+    package = type(family).__module__
+    play = importlib.import_module(f"{package}.match" if family.unit == "match" else f"{package}.play")
     codes = play.policy_codes([policy], players)
     play.play_chunk(rules, 1, 0, 10, codes)  # compile / load
-    times = []
+    times, hands = [], []
     for r in range(repeats):
         t0 = time.perf_counter()
-        play.play_chunk(rules, 1, r * rounds, rounds, codes)
+        res = play.play_chunk(rules, 1, r * rounds, rounds, codes)
         times.append(time.perf_counter() - t0)
-    return rounds / statistics.median(times)
+        hands.append(res.hands.shape[0] / times[-1] if family.unit == "match" else 0.0)
+    return rounds / statistics.median(times), statistics.median(hands)
 
 
 def main() -> None:
@@ -51,21 +56,24 @@ def main() -> None:
     args = ap.parse_args()
     numba.set_num_threads(1)
     family = sim.games.family_of(sim.preset(args.preset))
-    print(f"{family.title} rounds/s on one core (play_chunk, {args.rounds:,} rounds, median of {args.repeats}):")
+    units = family.units
+    print(f"{family.title} {units}/s on one core (play_chunk, {args.rounds:,} {units}, median of {args.repeats}):")
     for policy in family.policies:
         for players in (int(x) for x in args.players.split(",")):
-            rate = per_core(args.preset, players, args.rounds, args.repeats, policy)
-            print(f"  {policy:8} {players} players: {rate:8,.0f} rounds/s")
+            rate, hands = per_core(args.preset, players, args.rounds, args.repeats, policy)
+            print(f"  {policy:8} {players} players: {rate:8,.0f} {units}/s"
+                  + (f", {hands:9,.0f} hands/s" if hands else ""))
     if args.million:
         out = Path(tempfile.mkdtemp(prefix="bench-rounds-"))
         try:
-            spec = runner.RunSpec((runner.Variant(sim.preset(args.preset)),), args.million, 1, ("greedy",))
+            chunk = 1_000 if family.unit == "match" else runner.CHUNK_ROUNDS
+            spec = runner.RunSpec((runner.Variant(sim.preset(args.preset)),), args.million, 1, ("greedy",), chunk)
             t0 = time.perf_counter()
             report = runner.run(spec, out / "run", jobs=os.cpu_count(), progress=True)
             wall = time.perf_counter() - t0
             size = sum(f.stat().st_size for f in out.rglob("*.parquet")) / 1e6
-            print(f"sim run: {args.million:,} four-player rounds, {os.cpu_count()} workers, Parquet written "
-                  f"({size:.0f} MB): {wall:.1f} s wall ({report.played / report.seconds:,.0f} rounds/s "
+            print(f"sim run: {args.million:,} four-player {units}, {os.cpu_count()} workers, Parquet written "
+                  f"({size:.0f} MB): {wall:.1f} s wall ({report.played / report.seconds:,.0f} {units}/s "
                   "while playing)")
         finally:
             shutil.rmtree(out, ignore_errors=True)

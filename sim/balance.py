@@ -236,7 +236,8 @@ class Balance:
             tables[name] = lf.filter(pl.col(self.family.id_column) < rounds).collect()
         est, lo, hi = cluster_interval(self.family.chunk_stats(goal.target, tables), goal.target.share)
         reading = self._readings[key] = Reading(value, rounds, est, lo, hi)
-        self.say(f"  {self.field}={value}: {goal.metric} {est:.4g} [{lo:.4g}, {hi:.4g}] ({rounds:,} rounds)")
+        self.say(f"  {self.field}={value}: {goal.metric} {est:.4g} [{lo:.4g}, {hi:.4g}] ({rounds:,} "
+                 f"{self.family.units})")
         return reading
 
     def solve(self, goal: Goal) -> Answer:
@@ -289,16 +290,17 @@ def format_answer(b: Balance, ans: Answer) -> list[str]:
     """One goal's answer as lines a person reads."""
     g = ans.goal
     f = b.field
+    units = b.family.units
     if not ans.reachable:
         lo, hi = ans.ends
         return [f"{g.to_text()}: out of reach in {f} {b.low}..{b.high}: {g.metric} is "
                 f"{lo.estimate:.4g} [{lo.ci_low:.4g}, {lo.ci_high:.4g}] at {lo.value} and "
-                f"{hi.estimate:.4g} [{hi.ci_low:.4g}, {hi.ci_high:.4g}] at {hi.value} ({lo.rounds:,} rounds each)"]
+                f"{hi.estimate:.4g} [{hi.ci_low:.4g}, {hi.ci_high:.4g}] at {hi.value} ({lo.rounds:,} {units} each)"]
     r = ans.reading
-    how = ("the target is inside its interval after --max-rounds rounds" if ans.within_noise
+    how = (f"the target is inside its interval after --max-rounds {units}" if ans.within_noise
            else "the target lies between it and a neighbour")
     lines = [f"{g.to_text()}: {f} = {ans.value}  ({g.metric} {r.estimate:.4g} [{r.ci_low:.4g}, {r.ci_high:.4g}] "
-             f"over {r.rounds:,} rounds; {how})"]
+             f"over {r.rounds:,} {units}; {how})"]
     for n in ans.neighbours:
         lines.append(f"  neighbour {f}={n.value}: {g.metric} {n.estimate:.4g} [{n.ci_low:.4g}, {n.ci_high:.4g}]")
     lines.append(f"  values tried, in order: {', '.join(map(str, ans.tried))}")

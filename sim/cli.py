@@ -567,7 +567,7 @@ def balance(
             typer.echo("\n".join(format_answer(search, ans)))
     if not as_json:
         total = sum(search.plan.values())
-        typer.echo(f"{total:,} rounds over {len(search.plan)} values in {out} ({search.played:,} played now, "
+        typer.echo(f"{total:,} {family.units} over {len(search.plan)} values in {out} ({search.played:,} played now, "
                    f"{seconds:.0f} s); `sim report --data {out}` reads them")
     if not all(a.reachable for a in answers):
         raise typer.Exit(1)

@@ -42,6 +42,9 @@ def spec(rules: Rules, policies: tuple[str, ...], rounds: int, seed: int, chunk:
     """The run of a tournament: a variant per seating, duplicate deals, ``rounds`` each
     (rounded up to whole deals)."""
     family = runner.family_of(rules)
+    if family.unit != "round":
+        raise SimError(f"sim tournament seats the bots over duplicate deals, which {family.title} "
+                       f"{family.units} do not have; compare bots by seat with --seat-policy in sim run")
     unknown = [p for p in policies if p not in family.policies]
     if unknown:
         raise SimError(f"unknown policy {unknown[0]!r}; {family.title} policies: {', '.join(family.policies)}")

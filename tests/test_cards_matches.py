@@ -351,3 +351,36 @@ def test_bad_rules_are_refused_with_one_line(tmp_path, settings):
         args += ["--set", s]
     res = CliRunner().invoke(app, args)
     assert res.exit_code == 2 and res.output.count("error:") == 1 and not (tmp_path / "x").exists()
+
+
+@pytest.mark.slow
+def test_runs_are_the_same_whatever_the_jobs_and_chunks(tmp_path):
+    """Same seed, same data with one worker and chunks of 7 as with two workers and chunks
+    of 10; a sweep of deal sizes (rack_size) and rummy factors writes its partitions."""
+    from sim import runner
+
+    rules = CARDS.replace(players=3)
+    for name, jobs, chunk in (("a", 1, 7), ("b", 2, 10)):
+        spec = runner.RunSpec((runner.Variant(rules),), 30, 4, ("greedy", "careful", "greedy"), chunk)
+        runner.run(spec, tmp_path / name, jobs=jobs, progress=False)
+    for table in ("matches", "hands", "players"):
+        a = runner.scan(tmp_path / "a", table).collect().sort("match_id", maintain_order=True)
+        b = runner.scan(tmp_path / "b", table).collect().sort("match_id", maintain_order=True)
+        assert a.equals(b), table
+    variants = runner.grid_variants(CARDS.replace(players=4), {"rack_size": ["7", "9"], "finish_factor": ["2", "3"]})
+    runner.run(runner.RunSpec(variants, 20, 4, ("careful",), 20, kind="sweep"), tmp_path / "s", jobs=1,
+               progress=False)
+    m = runner.scan(tmp_path / "s", "matches").collect()
+    assert sorted(m.group_by("rack_size", "deal_size").len().rows()) == [(7, 7, 40), (9, 9, 40)]
+    assert m.group_by("finish_factor").len().height == 2
+
+
+def test_cli_traces_several_matches_as_json_lines():
+    from typer.testing import CliRunner
+
+    from sim.cli import app
+
+    res = CliRunner().invoke(app, ["run", "--preset", "rummy101-cards", "--players", "2", "--trace", "0-2", "--json"])
+    assert res.exit_code == 0
+    traces = [json.loads(line) for line in res.stdout.splitlines()]
+    assert [t["match_id"] for t in traces] == [0, 1, 2] and all(referee(t) == [] for t in traces)
