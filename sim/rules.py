@@ -201,6 +201,9 @@ def _validate(r: Rules) -> None:
     need(r.starter_extra in (0, 1), "starter_extra", "must be 0 or 1")
     if r.family == "rummy101-cards":
         need(r.rack_size in (0, *range(3, 27)), "rack_size", "must be 0 (by players) or 3-26")
+        # C-SET-1: every hand and the upcard come from the decks.
+        need(r.players * r.deal_size() + 1 <= 52 * r.decks, "rack_size",
+             f"{r.players} hands of {r.deal_size()} cards and the upcard do not fit in {r.decks} deck(s)")
     else:
         need(3 <= r.rack_size <= 30, "rack_size", "must be 3-30")
         # All racks and the first discard must fit in the 106 tiles.

@@ -12,6 +12,8 @@ from importlib.resources import files
 import numpy as np
 import polars as pl
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import sim
 from sim.games.cards import engine as e
@@ -170,6 +172,14 @@ def test_C_WASH_1_the_player_finding_the_stock_empty_washes_the_hand():
     finishes = [h["result"]["finish"] for h in trace["hands"]]
     assert finishes[-1] != "wash" and set(finishes[:-1]) == {"wash"}
     assert trace["result"]["washes"] == len(finishes) - 1
+
+
+def test_a_long_match_traced_after_its_rows_grew_is_clean():
+    """A match of hundreds of hands (one stock card, most hands washed) outgrows the first
+    rows the engine is given; it is replayed with more, and its trace holds each hand once."""
+    rules = CARDS.replace(players=4, rack_size=12)
+    _, trace = traced(rules, 1, 0, ["greedy"])
+    assert len(trace["hands"]) > 64 and referee(trace) == []
 
 
 def test_C_MATCH_1_totals_run_on_until_the_target():
@@ -384,3 +394,25 @@ def test_cli_traces_several_matches_as_json_lines():
     assert res.exit_code == 0
     traces = [json.loads(line) for line in res.stdout.splitlines()]
     assert [t["match_id"] for t in traces] == [0, 1, 2] and all(referee(t) == [] for t in traces)
+
+
+@st.composite
+def match_settings(draw):
+    players = draw(st.integers(2, 4))
+    four = players == 4
+    changes = {"players": players, "partners": four and draw(st.booleans()),
+               "decks": draw(st.sampled_from([1, 2])) if four else 1,
+               "target": draw(st.sampled_from([1, 30, 101, 250])),
+               "rack_size": draw(st.sampled_from([0, 0, 5, 9])), "finish_factor": draw(st.integers(1, 4))}
+    mix = draw(st.lists(st.sampled_from(["greedy", "careful"]), min_size=players, max_size=players))
+    return CARDS.replace(**changes), mix, draw(st.integers(0, 2**40)), draw(st.integers(0, 10**6))
+
+
+@given(match_settings())
+@settings(max_examples=80)
+def test_referee_accepts_matches_of_any_settings(case):
+    """Hypothesis: any seat count, partners, decks, target, deal size, rummy factor, bot mix,
+    seed and match id give a match the referee finds clean."""
+    rules, mix, seed, match_id = case
+    _, trace = traced(rules, seed, match_id, mix)
+    assert referee(trace) == []

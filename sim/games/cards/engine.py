@@ -398,6 +398,7 @@ def play_matches(seed, start, count, rp, policies, fixed, ev, ends, tracing, g, 
     for i in range(count):
         m = start + i
         first_row = cursor[0]
+        first_event = g[G_NEVENTS]
         totals[:] = 0
         dealer = m % players
         out_m[i, M_FIRST_DEALER] = dealer
@@ -405,8 +406,9 @@ def play_matches(seed, start, count, rp, policies, fixed, ev, ends, tracing, g, 
         hand = 0
         while True:
             row = cursor[0]
-            if row >= out_h.shape[0]:
+            if row >= out_h.shape[0]:  # replayed from its first hand once the caller has grown the rows
                 cursor[0] = first_row
+                g[G_NEVENTS] = first_event
                 return i
             finish = _play_hand(seed, m, hand, dealer, rp, policies, fixed, deck, hands, table, pile, seats,
                                 totals, paths, result, ev, ends, g, tracing, out_h[row],
