@@ -15,6 +15,8 @@ from sim.plots import variants as _combos
 from sim.report import Report, _baseline, _ci, _pct, _shown, _typed
 
 COMPARED = ("hands", "wash_share", "rummy_share", "mean_points", "first_dealer_win", "margin")
+# Win shares of a seat and of a team are not one quantity: partners are compared without them.
+SIDE_METRICS = ("first_dealer_win", "seat0_win")
 FOREST = ("hands", "wash_share", "mean_points", "first_dealer_win")
 DEFICITS = (10, 25, 50, 75, 100, 150, 200)
 
@@ -125,9 +127,11 @@ def report_sections(rep: Report, ds: A.Dataset, prefer: dict) -> None:
     swept = [k for k in ds.keys if len(values[k]) >= 2 and k != "players"]
     if not swept:
         return
-    frames = [A.compare_variants(ds, {k: base[k]}, COMPARED).with_columns(pl.lit(f"{k} vs {base[k]}").alias("field"))
-              for k in swept]
-    comp = pl.concat(frames)
+    frames = [A.compare_variants(ds, {k: base[k]}, COMPARED)
+              .with_columns(pl.lit(f"{k} vs {str(base[k]).lower()}").alias("field")) for k in swept]
+    comp = pl.concat(frames).with_columns(  # a partners variant's side shares: not comparable
+        *[pl.when(pl.col("variant").str.contains("partners=true") & pl.col("metric").is_in(SIDE_METRICS))
+          .then(None).otherwise(pl.col(c)).alias(c) for c in ("diff", "ci_low", "ci_high")])
     rep.add("### What each rule changes", "",
             "Each variant against the reference value of one swept field, the others held equal: the "
             "same match ids deal the same cards hand by hand, so the differences are paired by match, "
@@ -140,7 +144,7 @@ def report_sections(rep: Report, ds: A.Dataset, prefer: dict) -> None:
         row = {"compared": r["field"], "variant": r["variant"]}
         for metric in COMPARED:
             x = sub.filter(pl.col("metric") == metric).row(0, named=True)
-            row[metric] = f"{x['diff']:+.3f} [{x['ci_low']:+.3f}, {x['ci_high']:+.3f}]"
+            row[metric] = "–" if x["diff"] is None else f"{x['diff']:+.3f} [{x['ci_low']:+.3f}, {x['ci_high']:+.3f}]"
         table.append(row)
     rep.table(pl.DataFrame(table))
     from sim.games.cards.analysis import UNIT_METRICS
@@ -173,7 +177,9 @@ def headlines(ds: A.Dataset, prefer: dict) -> list[str]:
         for r in c.filter(pl.col("metric") == "hands").iter_rows(named=True):
             d = c.filter((pl.col("variant") == r["variant"]) & (pl.col("metric") == "first_dealer_win")).row(
                 0, named=True)
+            dealer = ("" if "partners=true" in r["variant"] else
+                      f", the first dealer's match wins {100 * d['diff']:+.1f} [{100 * d['ci_low']:+.1f}, "
+                      f"{100 * d['ci_high']:+.1f}] points")
             lines.append(f"  - {r['variant']} against {k}={str(base[k]).lower()}: hands a match {r['diff']:+.2f} "
-                         f"[{r['ci_low']:+.2f}, {r['ci_high']:+.2f}], the first dealer's match wins "
-                         f"{100 * d['diff']:+.1f} [{100 * d['ci_low']:+.1f}, {100 * d['ci_high']:+.1f}] points.")
+                         f"[{r['ci_low']:+.2f}, {r['ci_high']:+.2f}]{dealer}.")
     return lines
