@@ -187,7 +187,7 @@ def test_one_seed_rule_for_every_command():
     (["run", "--policy", "lucky", "--trace", "1"], "unknown policy"),
     (["run", "--players", "5", "--trace", "1"], "players"),
     (["run", "--set", "threshold_mode=sometimes", "--trace", "1"], "threshold_mode"),
-    (["run", "--preset", "rummy101-cards", "--trace", "1"], "cannot be played yet"),
+    (["run", "--preset", "rummy101-cards", "--rounds", "5", "--out", "x"], "give --matches"),
     (["sweep", "--out", "x"], "--grid"),
     (["sweep", "--out", "x", "--grid", "colour=red"], "unknown rules field"),
     (["sweep", "--out", "x", "--grid", "players=2,9"], "players"),
