@@ -9,6 +9,7 @@ everything else, the text trace and the referee (:mod:`.referee`), reads that JS
 from __future__ import annotations
 
 import textwrap
+from collections import Counter
 
 from sim.games.cards import FINISHES, POLICIES
 from sim.rules import Rules
@@ -106,6 +107,13 @@ def trace_json(rules: Rules, seed: int, match_id: int, policies: list[str], dupl
     return match_json(trace_match(rules, seed, match_id, codes), seed, match_id, seats)
 
 
+def _sorted(held: Counter) -> str:
+    """Cards held, by suit (S H D C) and rank."""
+    from sim.tiles import parse_card
+
+    return " ".join(sorted(held.elements(), key=parse_card)) or "-"
+
+
 def hand_points(cards: list[str]) -> int:
     """C-SCORE-1: 2-10 their face, J Q K 10, ace 10."""
     from sim.tiles import parse_card
@@ -134,16 +142,29 @@ def format_trace(trace: dict) -> str:
                      f"{(hand['dealer_seat'] + 1) % players} starts (C-SET-2)")
         for p, cards in enumerate(deal["hands"]):
             lines.append(f"  seat {p}: {' '.join(cards)}")
+        held = [Counter(cards) for cards in deal["hands"]]  # what each seat holds, to show it
+        table: list[list[str]] = []  # the melds in the order they reached the table
         for ev in hand["events"]:
             who = f"seat {ev['seat']} t{ev['turn']}"
             a = ev["action"]
+            mine = held[ev["seat"]]
             if a == "draw":
+                lines.append(f"  seat {ev['seat']}, its turn {ev['turn']}: holds {_sorted(mine)}")
+                mine[ev["card"]] += 1
                 text = f"draws {ev['card']} from the {ev['from']} (C-TURN-1)"
             elif a == "meld":
-                text = f"melds {' '.join(ev['cards'])} (C-MELD-1)"
+                mine.subtract(ev["cards"])
+                table.append(list(ev["cards"]))
+                text = f"melds {' '.join(ev['cards'])}: table meld {len(table) - 1} (C-MELD-1)"
             elif a == "layoff":
-                text = f"lays off {ev['card']} on meld {ev['meld']} (C-MELD-1)"
+                mine[ev["card"]] -= 1
+                m = ev["meld"]
+                before = _sorted(Counter(table[m])) if 0 <= m < len(table) else "?"
+                if 0 <= m < len(table):
+                    table[m].append(ev["card"])
+                text = f"lays off {ev['card']} on table meld {m} ({before}) (C-MELD-1)"
             elif a == "discard":
+                mine[ev["card"]] -= 1
                 text = f"discards {ev['card']}"
             elif a == "out":
                 text = "goes out" + (" rummy (C-SCORE-2)" if ev.get("rummy") else " (C-OUT-1)")
