@@ -416,3 +416,25 @@ def test_referee_accepts_matches_of_any_settings(case):
     rules, mix, seed, match_id = case
     _, trace = traced(rules, seed, match_id, mix)
     assert referee(trace) == []
+
+
+@pytest.mark.parametrize("partners", [False, True])
+def test_until_ci_statistics_of_every_card_metric(partners):
+    """Each --until-ci metric of card matches from a chunk's statistics equals the value
+    computed from the tables (a match one cluster)."""
+    from sim.precision import parse_target
+    from sim.stats import cluster_interval
+
+    rules = CARDS.replace(players=4, partners=partners)
+    family = sim.games.family_of(rules)
+    tables = family.chunk_tables(rules, 6, 0, 40, ["greedy", "careful", "greedy", "careful"])
+    m, h = tables["matches"], tables["hands"]
+    winner = m["winner_team" if partners else "winner_seat"]
+    scored = h.filter(pl.col("finish") != "wash")
+    expected = {"win_seat_1": (winner == 1).mean(), "mean_hands": m["hands"].mean(),
+                "p_wash": (h["finish"] == "wash").mean(), "p_rummy": (h["finish"] == "rummy").mean(),
+                "mean_points": scored["points"].mean()}
+    for metric, want in expected.items():
+        target = parse_target(f"{metric}=0.01", family.metrics, rules.players)
+        est, lo, hi = cluster_interval(family.chunk_stats(target, tables), share=metric.startswith(("p_", "win")))
+        assert abs(est - want) < 1e-12 and lo <= est <= hi, metric
