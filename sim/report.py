@@ -86,6 +86,22 @@ def _shown(df: pl.DataFrame, keys: list[str], base: dict, vary: str | None = Non
     return [c for c in combos if all(c.get(k) == v for k, v in base.items() if k != vary)][:most]
 
 
+def paired_table(comp: pl.DataFrame, metrics: tuple[str, ...], extra=None) -> pl.DataFrame:
+    """The paired differences of :func:`sim.analysis.compare_variants` (with a ``field``
+    column: what is compared) as a table, a row per comparison and a column per metric,
+    ``diff [ci_low, ci_high]``; a difference left null (not comparable) shows as a dash.
+    ``extra(rows)``: more cells of a comparison from its rows of ``comp``."""
+    table = []
+    for r in comp.select("field", "variant").unique(maintain_order=True).iter_rows(named=True):
+        sub = comp.filter((pl.col("field") == r["field"]) & (pl.col("variant") == r["variant"]))
+        row = {"compared": r["field"], "variant": r["variant"]}
+        for metric in metrics:
+            x = sub.filter(pl.col("metric") == metric).row(0, named=True)
+            row[metric] = "–" if x["diff"] is None else f"{x['diff']:+.3f} [{x['ci_low']:+.3f}, {x['ci_high']:+.3f}]"
+        table.append({**row, **(extra(sub) if extra else {})})
+    return pl.DataFrame(table)
+
+
 def _baseline(ds: A.Dataset, prefer: dict[str, str]) -> dict:
     """The reference variant: the preferred value of every swept field it names (``--baseline``),
     the first value of the others."""

@@ -12,7 +12,7 @@ from sim import plots
 from sim.plots import select as _where
 from sim.plots import variant_label as _label
 from sim.plots import variants as _combos
-from sim.report import Report, _baseline, _ci, _pct, _shown, _typed
+from sim.report import Report, _baseline, _ci, _pct, _shown, _typed, paired_table
 
 COMPARED = ("hands", "wash_share", "rummy_share", "mean_points", "first_dealer_win", "margin")
 # Win shares of a seat and of a team are not one quantity: partners are compared without them.
@@ -138,15 +138,7 @@ def report_sections(rep: Report, ds: A.Dataset, prefer: dict) -> None:
             "with 95% intervals.", "")
     rep.figure(plots.paired_forest(comp, FOREST), "cards-rules",
                "Card Rummy 101: paired differences against the reference variant, 95% intervals.")
-    table = []
-    for r in comp.select("field", "variant").unique(maintain_order=True).iter_rows(named=True):
-        sub = comp.filter((pl.col("field") == r["field"]) & (pl.col("variant") == r["variant"]))
-        row = {"compared": r["field"], "variant": r["variant"]}
-        for metric in COMPARED:
-            x = sub.filter(pl.col("metric") == metric).row(0, named=True)
-            row[metric] = "–" if x["diff"] is None else f"{x['diff']:+.3f} [{x['ci_low']:+.3f}, {x['ci_high']:+.3f}]"
-        table.append(row)
-    rep.table(pl.DataFrame(table))
+    rep.table(paired_table(comp, COMPARED))
     from sim.games.cards.analysis import UNIT_METRICS
 
     rep.add("Metrics: " + "; ".join(f"`{k}`: {UNIT_METRICS[k]}" for k in COMPARED) + ".", "")

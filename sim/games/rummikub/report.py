@@ -11,7 +11,7 @@ from sim import plots
 from sim.plots import select as _where
 from sim.plots import variant_label as _label
 from sim.plots import variants as _combos
-from sim.report import Report, _baseline, _ci, _pct, _shown, _typed
+from sim.report import Report, _baseline, _ci, _pct, _shown, _typed, paired_table
 
 COMPARED = ("opened_by_3", "never_opened", "turns", "pool_empty", "mean_penalty", "seat0_win")
 FOREST = ("opened_by_3", "turns", "mean_penalty", "seat0_win")
@@ -112,15 +112,7 @@ def report_sections(rep: Report, ds: A.Dataset, prefer: dict) -> None:
             "(the same shuffled tiles in both, so the differences are paired), with 95% intervals.", "")
     rep.figure(plots.paired_forest(comp, FOREST), "rummikub-house-rules",
                "Rummikub: paired differences against the standard game, 95% intervals.")
-    table = []
-    for r in comp.select("field", "variant").unique(maintain_order=True).iter_rows(named=True):
-        sub = comp.filter((pl.col("field") == r["field"]) & (pl.col("variant") == r["variant"]))
-        row = {"compared": r["field"], "variant": r["variant"]}
-        for metric in COMPARED:
-            x = sub.filter(pl.col("metric") == metric).row(0, named=True)
-            row[metric] = f"{x['diff']:+.3f} [{x['ci_low']:+.3f}, {x['ci_high']:+.3f}]"
-        table.append(row)
-    rep.table(pl.DataFrame(table))
+    rep.table(paired_table(comp, COMPARED))
     rep.add("Metrics: " + "; ".join(f"`{k}`: {A.ROUND_METRICS[k]}" for k in COMPARED) + ".", "")
 
 

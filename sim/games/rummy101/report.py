@@ -10,7 +10,7 @@ from sim import plots
 from sim.plots import select as _where
 from sim.plots import variant_label as _label
 from sim.plots import variants as _combos
-from sim.report import Report, _baseline, _ci, _pct, _shown, _typed
+from sim.report import Report, _baseline, _ci, _pct, _shown, _typed, paired_table
 
 
 def report_sections(rep: Report, ds: A.Dataset, prefer: dict) -> None:
@@ -239,21 +239,14 @@ def _comparison_section(rep: Report, ds: A.Dataset, prefer: dict) -> None:
             "independent means: the last column gives the paired half-width of the first metric "
             "next to the unpaired one.", "")
     fig = plots.paired_forest(comp, FOREST_METRICS)
-    rows = comp.select("field", "variant").unique(maintain_order=True)
     rep.figure(fig, "paired-differences", "Paired differences of key metrics, each variant against the reference "
                "value of one swept field (the others equal), with 95% intervals (often narrower than the dots).")
-    table = []
-    for r in rows.iter_rows(named=True):
-        sub = comp.filter((pl.col("field") == r["field"]) & (pl.col("variant") == r["variant"]))
-        row = {"compared": r["field"], "variant": r["variant"]}
-        for metric in REPORT_METRICS:
-            x = sub.filter(pl.col("metric") == metric).row(0, named=True)
-            row[metric] = f"{x['diff']:+.3f} [{x['ci_low']:+.3f}, {x['ci_high']:+.3f}]"
+    def half_widths(sub: pl.DataFrame) -> dict:
         first = sub.filter(pl.col("metric") == REPORT_METRICS[0]).row(0, named=True)
-        row[f"{REPORT_METRICS[0]} ± paired / unpaired"] = (
-            f"{(first['ci_high'] - first['ci_low']) / 2:.4f} / {first['unpaired_half_width']:.4f}")
-        table.append(row)
-    rep.table(pl.DataFrame(table))
+        return {f"{REPORT_METRICS[0]} ± paired / unpaired":
+                f"{(first['ci_high'] - first['ci_low']) / 2:.4f} / {first['unpaired_half_width']:.4f}"}
+
+    rep.table(paired_table(comp, REPORT_METRICS, half_widths))
     rep.add("Metrics: " + "; ".join(f"`{k}`: {A.ROUND_METRICS[k]}" for k in REPORT_METRICS) + ".", "")
 
 
