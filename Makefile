@@ -97,8 +97,8 @@ reference-rummikub: $(VENV)/.core
 
 # The reference report's card part (reports/reference-cards): solo matches of 2-4 players to
 # 100, 101 and 500, partners and two decks at four players, and one careful bot among
-# greedy ones; 100,000 matches per variant, about 15 minutes on 2 cores. Reruns skip
-# what data/reference holds.
+# greedy ones; 100,000 matches per variant, about 12 minutes on 2 cores (8.5 of play, 3 for
+# the report). Reruns skip what data/reference holds.
 RC := $(REF)/cards
 reference-cards: $(VENV)/.core
 	$(BIN)/sim sweep --preset rummy101-cards --grid players=2,3,4 --grid target=100,101,500 --matches 100000 \

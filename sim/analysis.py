@@ -25,6 +25,7 @@ import numpy as np
 import polars as pl
 
 from sim.errors import DatasetError
+from sim.games import family_of_manifest
 from sim.rules import Rules
 from sim.stats import Z95, cluster_interval, cluster_se, cluster_stats, wilson_interval
 from sim.store import read_metadata
@@ -113,7 +114,7 @@ def open_dataset(path: str | Path) -> Dataset:
     if not isinstance(manifest, dict) or "variants" not in manifest:
         raise DatasetError(f"{manifest_path}: not a run manifest")
     keys = tuple(manifest["variants"][0]["partition"])
-    family = _family_of(manifest, manifest_path)
+    family = family_of_manifest(manifest, manifest_path)
     if family.unit != "round":  # a family with tables of its own (card matches) opens them its way
         for table in family.tables:
             _check_files(path, table)
@@ -128,15 +129,6 @@ def open_dataset(path: str | Path) -> Dataset:
                   *[c for c in (*ROUND_FACTS, *SETTINGS) if c not in keys and c in present]]
     players = players.join(rounds.select(round_cols), on=["round_id", *keys], how="left")
     return Dataset(path, manifest, keys, rounds, players, tables={"rounds": rounds, "players": players})
-
-
-def _family_of(manifest: dict, where: Path):
-    from sim.games import family_of
-
-    try:
-        return family_of(Rules.from_dict(manifest["variants"][0]["rules"]))
-    except (KeyError, IndexError, TypeError):
-        raise DatasetError(f"{where}: not a run manifest") from None
 
 
 def _shares(df: pl.DataFrame, k: str = "k", n: str = "n") -> pl.DataFrame:

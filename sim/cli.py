@@ -362,7 +362,7 @@ def _units(family, rounds: int | None, matches: int | None, default: int) -> int
             raise SimError(f"{family.title} plays matches: give --matches, not --rounds")
         return default // 10 if matches is None else matches
     if matches is not None:
-        raise SimError(f"{family.title} plays rounds: give --rounds, not --matches (card Rummy 101 plays matches)")
+        raise SimError(f"{family.title} plays rounds: give --rounds, not --matches")
     return default if rounds is None else rounds
 
 

@@ -102,6 +102,17 @@ def paired_table(comp: pl.DataFrame, metrics: tuple[str, ...], extra=None) -> pl
     return pl.DataFrame(table)
 
 
+def _share(r: dict, digits: int = 1) -> str:
+    """A share row (``share``, ``ci_low``, ``ci_high``) as ``12.3% [11.9%, 12.7%]``."""
+    return f"{_pct(r['share'], digits)} {_ci(r['ci_low'], r['ci_high'], digits=digits)}"
+
+
+def swept_fields(ds: A.Dataset, skip: tuple[str, ...] = ()) -> list[str]:
+    """The variant fields of ``ds`` that take two values or more, but those in ``skip``."""
+    return [k for k in ds.keys if k not in skip
+            and len({v["partition"][k] for v in ds.variants}) >= 2]
+
+
 def _baseline(ds: A.Dataset, prefer: dict[str, str]) -> dict:
     """The reference variant: the preferred value of every swept field it names (``--baseline``),
     the first value of the others."""

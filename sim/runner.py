@@ -34,7 +34,7 @@ import polars as pl
 from tqdm.auto import tqdm
 
 from sim.errors import DatasetError, RulesError, SimError
-from sim.games import family_of
+from sim.games import family_of, family_of_manifest
 from sim.games.family import Family
 from sim.parallel import Workers
 from sim.precision import Stream, Target, run_until
@@ -412,11 +412,7 @@ def scan(out: Path, table: str) -> pl.LazyFrame:
 
 def family_of_run(out: Path):
     """The family whose rounds a run directory holds (from its manifest's rules)."""
-    manifest = read_manifest(out)
-    try:
-        return family_of(Rules.from_dict(manifest["variants"][0]["rules"]))
-    except (KeyError, IndexError, TypeError):
-        raise DatasetError(f"{Path(out) / MANIFEST}: not a run manifest") from None
+    return family_of_manifest(read_manifest(out), Path(out) / MANIFEST)
 
 
 def summarise(out: Path) -> dict:

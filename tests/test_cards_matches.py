@@ -266,8 +266,8 @@ def test_referee_catches_wrong_points_totals_and_a_match_too_long(clean_trace):
     bad = copy.deepcopy(clean_trace)
     bad["rules"]["target"] = 1  # the match should have ended on its first scored hand
     first_scored = next(k for k, h in enumerate(bad["hands"]) if h["result"]["winner_seat"] is not None)
-    if first_scored < len(bad["hands"]) - 1:
-        assert any("C-MATCH-1" in p for p in referee(bad))
+    assert first_scored < len(bad["hands"]) - 1  # the fixture's match goes on after a scored hand
+    assert any("C-MATCH-1" in p for p in referee(bad))
     bad = copy.deepcopy(clean_trace)
     bad["hands"][1]["dealer_seat"] = bad["hands"][0]["dealer_seat"]
     assert any("C-SET-2" in p for p in referee(bad))

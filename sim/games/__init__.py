@@ -55,6 +55,16 @@ def family_of(rules: Rules) -> Family:
     return family(rules.family)
 
 
+def family_of_manifest(manifest: dict, where) -> Family:
+    """The family of a run or sweep from its manifest (read from ``where``, named in the error)."""
+    from sim.errors import DatasetError
+
+    try:
+        return family_of(Rules.from_dict(manifest["variants"][0]["rules"]))
+    except (KeyError, IndexError, TypeError):
+        raise DatasetError(f"{where}: not a run manifest") from None
+
+
 def families() -> list[Family]:
     """Every family that plays rounds."""
     return [family(name) for name in _PACKAGES]

@@ -47,7 +47,6 @@ def per_variant(tables: dict[str, pl.DataFrame], keys: list[str], summarise_one)
     """A run's summary: ``summarise_one(combo, rounds, players)`` for every variant of a
     sweep (``keys``: the swept fields, columns of both tables) or once for a run; the
     players table gains the round's ``winner_seat`` and ``deal_id``."""
-    import polars as pl
 
     rounds, players = tables["rounds"], tables["players"]
     extra = ["deal_id"] if "deal_id" in rounds.columns else []
@@ -56,11 +55,15 @@ def per_variant(tables: dict[str, pl.DataFrame], keys: list[str], summarise_one)
     combos = rounds.select(keys).unique().sort(keys).rows(named=True) if keys else [{}]
     variants = []
     for combo in combos:
-        match = [pl.col(k) == v for k, v in combo.items()]
-        r = rounds.filter(*match) if match else rounds
-        p = players.filter(*match) if match else players
-        variants.append(summarise_one(combo, r, p))
+        variants.append(summarise_one(combo, of_variant(rounds, combo), of_variant(players, combo)))
     return {"rounds": rounds.height, "variants": variants}
+
+
+def of_variant(df: pl.DataFrame, combo: dict) -> pl.DataFrame:
+    """The rows of ``df`` of one variant (``combo``: swept field -> value; empty: all)."""
+    import polars as pl
+
+    return df.filter(*[pl.col(k) == v for k, v in combo.items()]) if combo else df
 
 
 def variant_name(variant: dict) -> str:

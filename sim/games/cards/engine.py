@@ -208,11 +208,11 @@ def _lay_down(h, table, nt, path, steps, ev, g, tracing, hand, seat, turn):
 
 
 @kernel(inline=True)
-def _discard_choice(h, path, steps, forbid, table, nt, careful, shed, near):
+def _discard_choice(h, path, steps, forbid, table, nt, careful, shed, near, left):
     """The card to throw among those ``path`` keeps (C-TURN-1: not the card taken from the
     discard pile, unless the hand holds a second copy of it); see the module docstring
-    for each bot's order of preference."""
-    left = np.zeros(CARDS, dtype=np.int64)
+    for each bot's order of preference. ``left``: scratch for the kept cards' counts."""
+    left[:] = 0
     for d in range(steps):
         if path[d, 0] == OP_LEAVE:
             left[path[d, 1]] += 1
@@ -268,8 +268,8 @@ def _threatened(hands, seats, totals, seat, rp, stock_left):
     return close, shed
 
 
-@kernel(i64, i64, i64, i64, I1, I1, I2, I1, I2, I2, I1, I2, I1, I3, I1, I2, I3, I1, boolean, I1, I2)
-def _play_hand(seed, match_id, hand, dealer, rp, policies, fixed, deck, hands, table, pile, seats, totals,
+@kernel(i64, i64, i64, i64, I1, I1, I2, I1, I2, I2, I1, I1, I2, I1, I3, I1, I2, I3, I1, boolean, I1, I2)
+def _play_hand(seed, match_id, hand, dealer, rp, policies, fixed, deck, hands, table, pile, kept, seats, totals,
                paths, result, ev, ends, g, tracing, out_h, out_p):
     """Play hand ``hand`` of match ``match_id`` dealt by ``dealer`` (``fixed``: the card
     orders of a scenario's hands, used while it has rows), score it into ``totals``, and
@@ -354,7 +354,8 @@ def _play_hand(seed, match_id, hand, dealer, rp, policies, fixed, deck, hands, t
             seats[seat, S_MELDED] += placed
             seats[seat, S_ANY] = 1
         near = seats[(seat + 1) % players, S_TAKE]
-        throw = _discard_choice(h, paths[1], result[R_BEST_STEPS], forbid, table, nt, careful, shed, near)
+        throw = _discard_choice(h, paths[1], result[R_BEST_STEPS], forbid, table, nt, careful, shed, near,
+                                kept)
         h[throw] -= 1
         pile[npile] = throw
         npile += 1
@@ -389,6 +390,7 @@ def play_matches(seed, start, count, rp, policies, fixed, ev, ends, tracing, g, 
     players, decks, target, partners = rp[RP_PLAYERS], rp[RP_DECKS], rp[RP_TARGET], rp[RP_PARTNERS]
     deck = np.empty(CARDS * decks, dtype=np.int64)
     pile = np.empty(CARDS * decks, dtype=np.int64)
+    kept = np.zeros(CARDS, dtype=np.int64)  # scratch of the discard choice
     hands = np.zeros((players, CARDS), dtype=np.int64)
     table = np.zeros((MAX_MELDS, 4), dtype=np.int64)
     seats = np.zeros((players, S_LEN), dtype=np.int64)
@@ -410,7 +412,7 @@ def play_matches(seed, start, count, rp, policies, fixed, ev, ends, tracing, g, 
                 cursor[0] = first_row
                 g[G_NEVENTS] = first_event
                 return i
-            finish = _play_hand(seed, m, hand, dealer, rp, policies, fixed, deck, hands, table, pile, seats,
+            finish = _play_hand(seed, m, hand, dealer, rp, policies, fixed, deck, hands, table, pile, kept, seats,
                                 totals, paths, result, ev, ends, g, tracing, out_h[row],
                                 out_p[row * players:(row + 1) * players])
             cursor[0] = row + 1

@@ -9,20 +9,17 @@ import polars as pl
 
 from sim import analysis as A
 from sim import plots
+from sim.games.cards.analysis import UNIT_METRICS
 from sim.plots import select as _where
 from sim.plots import variant_label as _label
 from sim.plots import variants as _combos
-from sim.report import Report, _baseline, _ci, _pct, _shown, _typed, paired_table
+from sim.report import Report, _baseline, _ci, _pct, _share, _shown, paired_table, swept_fields
 
 COMPARED = ("hands", "wash_share", "rummy_share", "mean_points", "first_dealer_win", "margin")
 # Win shares of a seat and of a team are not one quantity: partners are compared without them.
 SIDE_METRICS = ("first_dealer_win", "seat0_win")
 FOREST = ("hands", "wash_share", "mean_points", "first_dealer_win")
 DEFICITS = (10, 25, 50, 75, 100, 150, 200)
-
-
-def _share(r: dict, digits: int = 1) -> str:
-    return f"{_pct(r['share'], digits)} {_ci(r['ci_low'], r['ci_high'], digits=digits)}"
 
 
 def _mean(r: dict, name: str, digits: int = 2) -> str:
@@ -122,9 +119,8 @@ def report_sections(rep: Report, ds: A.Dataset, prefer: dict) -> None:
         rows.append(row)
     rep.table(pl.DataFrame(rows))
     # --- rules
-    values = {k: list(dict.fromkeys(_typed(v["partition"][k]) for v in ds.variants)) for k in ds.keys}
     # Player counts are compared in the tables above: their seats' shares differ by design.
-    swept = [k for k in ds.keys if len(values[k]) >= 2 and k != "players"]
+    swept = swept_fields(ds, skip=("players",))
     if not swept:
         return
     frames = [A.compare_variants(ds, {k: base[k]}, COMPARED)
@@ -139,8 +135,6 @@ def report_sections(rep: Report, ds: A.Dataset, prefer: dict) -> None:
     rep.figure(plots.paired_forest(comp, FOREST), "cards-rules",
                "Card Rummy 101: paired differences against the reference variant, 95% intervals.")
     rep.table(paired_table(comp, COMPARED))
-    from sim.games.cards.analysis import UNIT_METRICS
-
     rep.add("Metrics: " + "; ".join(f"`{k}`: {UNIT_METRICS[k]}" for k in COMPARED) + ".", "")
 
 
@@ -161,10 +155,7 @@ def headlines(ds: A.Dataset, prefer: dict) -> list[str]:
         lines.append(f"- {ds.path.name}, card Rummy 101, {_label(combo)}: {_mean(m, 'hands')} hands a match, "
                      f"{_share(wash.row(0, named=True)) if wash.height else '0%'} of hands washed; match wins "
                      f"from {side} {lo['side']} {_share(lo)} to {side} {hi['side']} {_share(hi)}.")
-    for k in ds.keys:
-        levels = list(dict.fromkeys(_typed(v["partition"][k]) for v in ds.variants))
-        if len(levels) < 2 or k == "players":
-            continue
+    for k in swept_fields(ds, skip=("players",)):
         c = A.compare_variants(ds, {k: base[k]}, ["hands", "first_dealer_win"])
         for r in c.filter(pl.col("metric") == "hands").iter_rows(named=True):
             d = c.filter((pl.col("variant") == r["variant"]) & (pl.col("metric") == "first_dealer_win")).row(

@@ -8,22 +8,17 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 
-from sim.games.family import variant_key, variant_name
+from sim.games.family import of_variant, variant_key, variant_name
 from sim.precision import Target
 from sim.stats import cluster_stats, clustered
-
-
-def _filter(df: pl.DataFrame, combo: dict) -> pl.DataFrame:
-    match = [pl.col(k) == v for k, v in combo.items()]
-    return df.filter(*match) if match else df
 
 
 def summarise(tables: dict[str, pl.DataFrame], keys: list[str]) -> dict:
     """Per variant (``keys``: the swept fields): matches, hands, finishes, seats."""
     matches = tables["matches"]
     combos = matches.select(keys).unique().sort(keys).rows(named=True) if keys else [{}]
-    variants = [_variant(combo, _filter(matches, combo), _filter(tables["hands"], combo),
-                         _filter(tables["players"], combo)) for combo in combos]
+    variants = [_variant(combo, of_variant(matches, combo), of_variant(tables["hands"], combo),
+                         of_variant(tables["players"], combo)) for combo in combos]
     return {"rounds": matches.height, "variants": variants}
 
 

@@ -11,7 +11,7 @@ from sim import plots
 from sim.plots import select as _where
 from sim.plots import variant_label as _label
 from sim.plots import variants as _combos
-from sim.report import Report, _baseline, _ci, _pct, _shown, _typed, paired_table
+from sim.report import Report, _baseline, _ci, _pct, _share, _shown, paired_table, swept_fields
 
 COMPARED = ("opened_by_3", "never_opened", "turns", "pool_empty", "mean_penalty", "seat0_win")
 FOREST = ("opened_by_3", "turns", "mean_penalty", "seat0_win")
@@ -19,10 +19,6 @@ FOREST = ("opened_by_3", "turns", "mean_penalty", "seat0_win")
 
 def _mean(r: dict, digits: int = 1) -> str:
     return f"{r['mean']:.{digits}f} {_ci(r['ci_low'], r['ci_high'], False, digits)}"
-
-
-def _share(r: dict) -> str:
-    return f"{_pct(r['share'])} {_ci(r['ci_low'], r['ci_high'])}"
 
 
 def report_sections(rep: Report, ds: A.Dataset, prefer: dict) -> None:
@@ -98,8 +94,7 @@ def report_sections(rep: Report, ds: A.Dataset, prefer: dict) -> None:
                                 "Rummikub: what losing costs (cumulative, 95% bands)"),
                "rummikub-penalties", "Rummikub: cumulative distribution of the points lost.")
     # --- house rules
-    values = {k: list(dict.fromkeys(_typed(v["partition"][k]) for v in ds.variants)) for k in keys}
-    swept = [k for k in keys if len(values[k]) >= 2 and k != "players"]
+    swept = swept_fields(ds, skip=("players",))
     if not swept:
         return
     frames = []
@@ -131,10 +126,7 @@ def headlines(ds: A.Dataset, prefer: dict) -> list[str]:
         lines.append(f"- {ds.path.name}, Rummikub, {_label(combo)}: seat 0 has opened by its 3rd turn in "
                      f"{_share(first)} of rounds, seat {last['seat']} in {_share(last)}; seat 0 wins "
                      f"{_share(w0)}, seat {wl['seat']} {_share(wl)}.")
-    for k in ds.keys:
-        levels = list(dict.fromkeys(_typed(v["partition"][k]) for v in ds.variants))
-        if len(levels) < 2 or k == "players":
-            continue
+    for k in swept_fields(ds, skip=("players",)):
         c = A.compare_variants(ds, {k: base[k]}, ["opened_by_3", "turns", "mean_penalty"])
         for r in c.filter(pl.col("metric") == "turns").iter_rows(named=True):
             sub = {m["metric"]: m for m in c.filter(pl.col("variant") == r["variant"]).iter_rows(named=True)}

@@ -10,7 +10,7 @@ from sim import plots
 from sim.plots import select as _where
 from sim.plots import variant_label as _label
 from sim.plots import variants as _combos
-from sim.report import Report, _baseline, _ci, _pct, _shown, _typed, paired_table
+from sim.report import Report, _baseline, _ci, _pct, _shown, _typed, paired_table, swept_fields
 
 
 def report_sections(rep: Report, ds: A.Dataset, prefer: dict) -> None:
@@ -221,9 +221,7 @@ FOREST_METRICS = ("opened_by_3", "stock_out", "mean_penalty", "turns")
 
 
 def _comparison_section(rep: Report, ds: A.Dataset, prefer: dict) -> None:
-    keys = list(ds.keys)
-    values = {k: list(dict.fromkeys(_typed(v["partition"][k]) for v in ds.variants)) for k in keys}
-    swept = [k for k in keys if len(values[k]) >= 2]
+    swept = swept_fields(ds)
     if not swept:
         return
     frames = []
