@@ -84,6 +84,14 @@ def test_k_var_wrap_runs_table_solver_matches_reference(position, objective):
         ("R1 R2 R3", "Y9", 0, ""),
         # a rack joker placed is worth the joker penalty (K-END-1)
         ("R1 R2 R3", "J", 30, "J"),
+        # K12 and K13 have no meld without a joker: the run that holds it reaches them
+        ("K9 K10 J(K11) K12 K13", "K8", 8, "K8"),
+        # B12 has no meld without the table's joker, so R3 R4 cannot have it (K-JOKER-2)
+        ("B12 J(K12) Y12", "R3 R4", 0, ""),
+        # two R7 need a joker each: none is left for R1 R2
+        ("R7 B7 J(K7); R7 B7 J(Y7)", "R1 R2", 0, ""),
+        # K7 and Y7 free both jokers (a group of four may hold two, K-MELD-2); one makes R1 R2 a run
+        ("R7 B7 J(K7); R7 B7 J(Y7)", "K7 Y7 R1 R2", 17, "R1 R2 K7 Y7"),
     ],
 )
 def test_k_play_1_worked_positions(table, rack, value, played):

@@ -334,7 +334,8 @@ def try_play(p, racks, table, ps, g, rp, ts, work, trace):
     # without jokers worth SMALL_PLAY at least
     if (w > 0 and ps[p, PS_POLICY] == POLICY_CAREFUL and rack_tiles(best_placed) < rack_tiles(rack)
             and g[G_DECK] - g[G_POOL] > LOW_POOL):
-        w, n = best_play(rack, table, ntable, rp, ts, work, False, must)
+        if best_placed[JOKER] > 0:  # else the best play is the best without jokers already
+            w, n = best_play(rack, table, ntable, rp, ts, work, False, must)
         if 0 <= w < SMALL_PLAY * PRIMARY:
             w = 0
     if w == -2:

@@ -16,10 +16,19 @@ Why it is fast on real positions: it seeks only plays worth more than the best s
 first, playing nothing: the table as it stands is valid) and drops a branch whose weight,
 plus every rack tile left, cannot beat it (rack tiles no meld of the tiles in play could
 hold are set aside first; checking that again at every step cost more than it saved).
-What is left after a prefix of tiles (the tiles
-left, the jokers, the open runs) is the same position whichever melds consumed the
-prefix, so an upper bound on each position's best completion is remembered in a hash
-table, and a position met again is dropped when that bound cannot beat the best.
+What is left after a prefix of tiles (the tiles left, the jokers, the open runs) is the
+same position whichever melds consumed the prefix, so an upper bound on each position's
+best completion is remembered in a hash table, and a position met again is dropped when
+that bound cannot beat the best. The table starts small enough to stay in the core's
+cache and doubles as a search needs.
+
+Jokers multiply the search (a joker may stand in almost anywhere), so the joker a table
+tile cannot do without is reserved: a table tile that no meld without a joker can hold
+(``B12`` in ``B12 J(K12) Y12``) keeps one, and a branch that spends it elsewhere is
+dropped at once instead of failing only when the search reaches that tile
+(:func:`_jokers_needed`). The helpers that allocate nothing are compiled without
+numba's reference counting: counting their array arguments in and out on every call was
+a fifth of the time.
 
 ``locked_jokers`` is handled by the caller (:mod:`.tableplay`): frozen melds are left out,
 and each possible joker retrieval (K-JOKER-1) is one more solve.
@@ -29,7 +38,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from sim.jit import I1, I2, boolean, i64, kernel, tuple_of
+from sim.jit import I1, I2, boolean, i64, kernel
 from sim.solver.layout import F_COLOURS, F_FIRST, F_JOKERS, F_KEY, F_KIND, F_LEN, RUN, SET
 from sim.tiles import JOKER, NUMBERS
 
@@ -42,6 +51,9 @@ OPTIONS = 512  # melds one tile can be in
 OUT_ROWS = 64  # melds the arrangement may hold (the whole table)
 MEMO_BITS = 16  # the remembered positions to start with (2**16 slots, 4 MB)
 MAX_MEMO_BITS = 22  # grown by 4 each time a position needs more (up to 256 MB)
+START_BITS = 12  # a solve starts in the first 2**12 slots (256 KB, in the core's cache), most
+# meet a few hundred positions; one that fills a quarter of them is given them all
+_NO_SLOT = -(1 << 40)  # a depth's memo slot is to be looked up again
 _EMPTY = -(1 << 62)
 _NO_TABLE = -(1 << 61)  # remembered: no arrangement of the tiles left, whatever the weight
 # The key of a position: the tiles left (a word per colour: 4 bits per number, table
@@ -52,31 +64,33 @@ _NO_TABLE = -(1 << 61)  # remembered: no arrangement of the tiles left, whatever
 KEY = 7
 OPEN = 4
 
-# Scratch of one solver (see new_space): the counts left, the path, the options of every
-# depth, the remembered bounds, and the best arrangement found.
-SPACE = tuple_of(I1, I1, I1, I2, I1, I1, I1, I1, I2, I1, I1, I1, I1)
+# Scratch of one solver (see new_space), one array so that a call from Python passes one
+# argument (a tuple of thirteen took a microsecond to pass): the counts left (forced,
+# optional, placed on the path), each depth's options, option count, next option, rack
+# record, entry weight and key, the best path, the counters (memo entries, best path
+# length, positions visited, free jokers placed), then the remembered positions (key +
+# bound) and the slots used, to clear them.
+SPACE = I1
+_F = 0
+_O = _F + KINDS + 1
+_PLACED = _O + KINDS + 1
+_OPTIONS = _PLACED + KINDS + 1
+_N_OPTS = _OPTIONS + DEPTH * OPTIONS
+_NEXT = _N_OPTS + DEPTH
+_TOOK = _NEXT + DEPTH
+_ENTRY_W = _TOOK + DEPTH
+_KEYS = _ENTRY_W + DEPTH
+_BEST_PATH = _KEYS + DEPTH * (KEY + 1)
+STATS = _BEST_PATH + DEPTH  # the counters: [memo entries, best path length, positions visited, free jokers]
+_MEMO = STATS + 4
 
 
-@kernel(i64, entry=True)
-def new_space(memo_bits):
-    """Scratch for :func:`solve`, remembering up to 3/4 of ``2**memo_bits`` positions
-    (jit-compiled)."""
-    memo = 1 << memo_bits
-    return (
-        np.zeros(KINDS + 1, dtype=np.int64),  # forced (table) tiles left, jokers at KINDS
-        np.zeros(KINDS + 1, dtype=np.int64),  # optional (rack) tiles left
-        np.zeros(KINDS + 1, dtype=np.int64),  # rack tiles placed on the current path
-        np.zeros((DEPTH, OPTIONS), dtype=np.int64),  # options of each depth
-        np.zeros(DEPTH, dtype=np.int64),  # options at each depth
-        np.zeros(DEPTH, dtype=np.int64),  # the next option to try at each depth
-        np.zeros(DEPTH, dtype=np.int64),  # what the applied option took from the rack
-        np.zeros(DEPTH, dtype=np.int64),  # weight on entering each depth
-        np.zeros((DEPTH, KEY + 1), dtype=np.int64),  # key of each depth's position + its tile
-        np.full(memo * (KEY + 1), _EMPTY, dtype=np.int64),  # remembered positions: key + bound
-        np.zeros(memo, dtype=np.int64),  # slots used, to clear them
-        np.zeros(DEPTH, dtype=np.int64),  # the best path's options
-        np.zeros(4, dtype=np.int64),  # memo entries, best path length, positions visited
-    )
+def new_space(memo_bits: int) -> np.ndarray:
+    """Scratch for :func:`solve`, remembering up to 3/4 of ``2**memo_bits`` positions."""
+    slots = 1 << memo_bits
+    space = np.zeros(_MEMO + slots * (KEY + 2), dtype=np.int64)
+    space[_MEMO:_MEMO + slots * (KEY + 1)] = _EMPTY
+    return space
 
 
 # Options: 0 leaves the tile on the rack; a group is 1 | colours << 2 | jokers << 6 |
@@ -92,39 +106,87 @@ def _number_at(first, q, cyclic):
     return m
 
 
-@kernel(I1, I1, i64, i64, i64, boolean)
-def _alive(f, o, k, jokers, g3max, cyclic):
-    """Whether a meld holding kind ``k`` can still be formed from the tiles left (table
-    ``f`` and rack ``o`` alike) and ``jokers`` (jit-compiled)."""
-    c = k // NUMBERS
-    n = k % NUMBERS + 1
-    others = 0
-    for c2 in range(COLOURS):
-        k2 = c2 * NUMBERS + n - 1
-        if c2 != c and f[k2] + o[k2] > 0:
-            others += 1
-    if others >= 2 or (others == 1 and jokers >= 1 and g3max >= 1) or (others == 1 and jokers >= 2):
-        return True
-    if others == 0 and jokers >= 2 and g3max >= 2:
-        return True
-    for first in range(n - 2, n + 1):
-        if not cyclic and (first < 1 or first + 2 > NUMBERS):
+@kernel(I1, I1, i64, i64, boolean, I1, counted=False)
+def _alive(f, o, jokers, g3max, cyclic, alive):
+    """``alive[k]``: whether a meld holding kind ``k`` can be formed from the tiles left
+    (table ``f`` and rack ``o`` alike) and ``jokers``, for every kind with a tile left: a
+    group of its number, or a run of three of its colour, with jokers for the tiles
+    missing (jit-compiled)."""
+    for n in range(NUMBERS):
+        others = -1  # the colours with a tile of this number, less the tile's own
+        for c in range(COLOURS):
+            if f[c * NUMBERS + n] + o[c * NUMBERS + n] > 0:
+                others += 1
+        group = (others >= 2 or (others == 1 and (jokers >= 2 or (jokers >= 1 and g3max >= 1)))
+                 or (others == 0 and jokers >= 2 and g3max >= 2))
+        for c in range(COLOURS):
+            alive[c * NUMBERS + n] = group
+    for c in range(COLOURS):
+        for first in range(NUMBERS if cyclic else NUMBERS - 2):
+            missing = 0
+            for q in range(3):
+                k = c * NUMBERS + (first + q) % NUMBERS
+                if f[k] + o[k] == 0:
+                    missing += 1
+            if missing <= jokers:
+                for q in range(3):
+                    alive[c * NUMBERS + (first + q) % NUMBERS] = 1
+
+
+@kernel(I1, I1, I1, i64, counted=False)
+def _joker_in_reach(f, o, key, y):
+    """Whether an open run of ``y``'s colour could reach tile ``y`` without another joker:
+    it ends below ``y`` and every number between has a tile left. Such a run may hold
+    the joker ``y``'s meld needs already (jit-compiled)."""
+    c = y // NUMBERS
+    m = y % NUMBERS + 1
+    field = (key[5 + c // 2] >> (32 * (c % 2))) & 0xFFFFFFFF
+    while field:
+        end = field & 255
+        field >>= 8
+        if end >= m:
             continue
-        missing = 0
-        for q in range(3):
-            m = first + q
-            if m < 1:
-                m += NUMBERS
-            elif m > NUMBERS:
-                m -= NUMBERS
-            if m != n and f[c * NUMBERS + m - 1] + o[c * NUMBERS + m - 1] == 0:
-                missing += 1
-        if missing <= jokers:
+        reach = True
+        for n in range(end + 1, m):
+            k = c * NUMBERS + n - 1
+            if f[k] + o[k] == 0:
+                reach = False
+                break
+        if reach:
             return True
     return False
 
 
-@kernel(I1, i64, I1)
+@kernel(I1, I1, I1, I1, i64, counted=False)
+def _jokers_needed(f, o, key, needy, count):
+    """How many more jokers the table tiles left in ``needy[:count]`` need, 0 to 2: those
+    kinds had no meld without a joker when the solve began, and tiles are only taken away,
+    so each copy left ends in a meld with a joker. In canonical form (a run of four or
+    more has no joker at an end) that joker is taken when the meld is formed or, for a
+    run, when the run reaches the tile; a tile an open run may reach without a joker more
+    is not counted (see :func:`_joker_in_reach`). Two copies of one kind, or tiles of
+    different colours and numbers, cannot share a meld, so need two (jit-compiled)."""
+    need = 0
+    first = -1
+    for i in range(count):
+        y = needy[i]
+        if f[y] == 0 or _joker_in_reach(f, o, key, y):
+            continue
+        if f[y] >= 2:
+            return 2
+        if first < 0:
+            first = y
+            need = 1
+            continue
+        for j in range(i):  # the tiles counted before y: can y share a meld with each?
+            z = needy[j]
+            if (f[z] > 0 and z // NUMBERS != y // NUMBERS and z % NUMBERS != y % NUMBERS
+                    and not _joker_in_reach(f, o, key, z)):
+                return 2
+    return need
+
+
+@kernel(I1, i64, I1, counted=False)
 def _read_runs(key, c, runs):
     """The open runs of colour ``c`` (end | start << 4, 0 for none) into ``runs``."""
     field = (key[5 + c // 2] >> (32 * (c % 2))) & 0xFFFFFFFF
@@ -132,7 +194,7 @@ def _read_runs(key, c, runs):
         runs[i] = (field >> (8 * i)) & 255
 
 
-@kernel(I1, i64, I1)
+@kernel(I1, i64, I1, counted=False)
 def _write_runs(key, c, runs):
     """Store ``runs`` as colour ``c``'s open runs, largest first (one form per position)."""
     for i in range(1, OPEN):
@@ -158,36 +220,42 @@ def _slots(run):
     return min(2, NUMBERS - (run & 15))
 
 
-@kernel(I1, I1, I1, I1)
-def _close_runs(f, o, key, runs):
+@kernel(I1, I1, I1, counted=False)
+def _close_runs(f, o, key):
     """Close the open runs that no tile left can extend: a run ending at e takes a tile
     e + 1, or e + 2 or e + 3 after as many jokers; each closed run leaves room for free
-    jokers (jit-compiled)."""
+    jokers (jit-compiled). Works on the key's packed runs: those kept stay largest first."""
     room = (key[4] >> 4) & 3
     jokers = f[KINDS] + o[KINDS]
     for c in range(COLOURS):
-        _read_runs(key, c, runs)
-        changed = False
+        word = 5 + c // 2
+        shift = 32 * (c % 2)
+        field = (key[word] >> shift) & 0xFFFFFFFF
+        if not field:
+            continue  # no open run of this colour
+        kept = np.int64(0)
+        n_kept = 0
         for i in range(OPEN):
-            if runs[i] == 0:
-                continue
-            end = runs[i] & 15
+            end = (field >> (8 * i)) & 255
+            if end == 0:
+                break  # the runs are stored largest first: no more
             open_ = False
             for gap in range(min(2, jokers) + 1):
                 m = end + 1 + gap
                 if m <= NUMBERS and f[c * NUMBERS + m - 1] + o[c * NUMBERS + m - 1] > 0:
                     open_ = True
                     break
-            if not open_:
-                room = min(2, room + _slots(runs[i]))
-                runs[i] = 0
-                changed = True
-        if changed:
-            _write_runs(key, c, runs)
+            if open_:
+                kept |= end << (8 * n_kept)
+                n_kept += 1
+            else:
+                room = min(2, room + _slots(end))
+        if kept != field:
+            key[word] = (key[word] & ~(np.int64(0xFFFFFFFF) << shift)) | (kept << shift)
     key[4] = (key[4] & ~np.int64(48)) | (room << 4)
 
 
-@kernel(I1, I1, I1, i64, i64, i64, i64, boolean, I1, I1)
+@kernel(I1, I1, I1, i64, i64, i64, i64, boolean, I1, I1, counted=False)
 def _options(f, o, key, x, jokers, g3max, may_leave, cyclic, runs, out):
     """Every meld that can hold tile ``x``, the lowest left, then (a rack tile) leaving it
     on the rack, written to ``out``; returns how many (jit-compiled).
@@ -244,41 +312,47 @@ def _options(f, o, key, x, jokers, g3max, may_leave, cyclic, runs, out):
                 out[count] = 2 | (c << 2) | (first << 4) | (length << 8) | (need << 11)
                 count += 1
     left = 0  # other colours with a tile of this number left
+    others = 0
     for c2 in range(COLOURS):
         k2 = c2 * NUMBERS + n - 1
         if c2 != c and f[k2] + o[k2] > 0:
             left |= 1 << c2
-    for size in (4, 3):
-        for sub in range(16):
-            if (sub & left) != sub or (sub >> c) & 1:
-                continue
-            colours = sub | (1 << c)
-            real = 0
-            free = 0  # missing colours with no tile left: jokers may stand for them
-            for c2 in range(COLOURS):
-                if (colours >> c2) & 1:
-                    real += 1
-                elif not (left >> c2) & 1:
-                    free += 1
-            jn = size - real
-            if jn < 0 or jn > jokers or jn > free or (size == 3 and jn > g3max) or (size == 4 and jn > 0):
-                continue
-            out[count] = 1 | (colours << 2) | (jn << 6) | (n << 8)
+            others += 1
+    if others == 3:  # a group of four, no joker
+        out[count] = 1 | (15 << 2) | (n << 8)
+        count += 1
+    free = 3 - others  # colours with no tile of this number left: jokers may stand for them
+    sub = 0
+    while True:  # groups of three: the subsets of the other colours, smallest first
+        real = 1
+        for c2 in range(COLOURS):
+            real += (sub >> c2) & 1
+        jn = 3 - real
+        if 0 <= jn <= jokers and jn <= free and jn <= g3max:
+            out[count] = 1 | ((sub | (1 << c)) << 2) | (jn << 6) | (n << 8)
             count += 1
+        sub = (sub - left) & left  # the next subset of ``left``
+        if sub == 0:
+            break
     if may_leave:
         out[count] = 0
         count += 1
     return count
 
 
-@kernel(I1, I1, i64)
+@kernel(I1, I1, i64, counted=False)
 def _memo_find(memo, key, mask):
     """Slot of position ``key`` (KEY words) in ``memo``, or -1 - the empty slot it would
     take (jit-compiled)."""
-    h = np.int64(0)
-    for i in range(KEY):
-        h = (h ^ key[i]) * np.int64(-7046029254386353131)
-    i = (h >> 17) & mask
+    # Each word times its own odd constant, summed (independent products, not a chain:
+    # the slot is known sooner), then the high half folded in (a product's low bits see
+    # only the words' low bits) and mixed once more.
+    h = (np.uint64(key[0]) * np.uint64(0x9E3779B97F4A7C15) + np.uint64(key[1]) * np.uint64(0xC2B2AE3D27D4EB4F)
+         + np.uint64(key[2]) * np.uint64(0x165667B19E3779F9) + np.uint64(key[3]) * np.uint64(0xD6E8FEB86659FD93)
+         + np.uint64(key[4]) * np.uint64(0xFF51AFD7ED558CCD) + np.uint64(key[5]) * np.uint64(0xC4CEB9FE1A85EC53)
+         + np.uint64(key[6]) * np.uint64(0x94D049BB133111EB))
+    h = (h ^ (h >> np.uint64(32))) * np.uint64(0xBF58476D1CE4E5B9)
+    i = np.int64(h >> np.uint64(40)) & mask
     while True:
         base = i * (KEY + 1)
         if memo[base + KEY] == _EMPTY:
@@ -293,7 +367,28 @@ def _memo_find(memo, key, mask):
         i = (i + 1) & mask
 
 
-@kernel(i64, I1)
+@kernel(I1, I1, i64, i64)
+def _memo_grow(memo, used, count, mask):
+    """Use the slots up to ``mask``, moving the ``count`` positions remembered (``used``:
+    their slots, updated); returns ``mask`` (jit-compiled)."""
+    moved = np.empty(count * (KEY + 1), dtype=np.int64)
+    for i in range(count):
+        s = used[i] * (KEY + 1)
+        for j in range(KEY + 1):
+            moved[i * (KEY + 1) + j] = memo[s + j]
+        memo[s + KEY] = _EMPTY
+    here = np.empty(KEY, dtype=np.int64)
+    for i in range(count):
+        for j in range(KEY):
+            here[j] = moved[i * (KEY + 1) + j]
+        slot = -1 - _memo_find(memo, here, mask)
+        for j in range(KEY + 1):
+            memo[slot * (KEY + 1) + j] = moved[i * (KEY + 1) + j]
+        used[i] = slot
+    return mask
+
+
+@kernel(i64, I1, counted=False)
 def _meld_tiles(opt, tiles):
     """The kinds of the meld of option ``opt`` in ``tiles`` (-1 for a joker); returns its
     size. For a run extended, the tile and the jokers before it (jit-compiled)."""
@@ -328,7 +423,7 @@ def _meld_tiles(opt, tiles):
     return length
 
 
-@kernel(I1, I1, I1, I1, I1, i64, i64, i64)
+@kernel(I1, I1, I1, I1, I1, i64, i64, i64, counted=False)
 def _change(f, o, placed, key, tiles, size, took, sign):
     """Take (``sign`` 1) the meld ``tiles[:size]`` from the tiles left, a table copy before a
     rack copy, or give it back (-1) as ``took`` recorded; returns the record: bit q for a
@@ -363,7 +458,7 @@ def _change(f, o, placed, key, tiles, size, took, sign):
     return record
 
 
-@kernel(I1, I1, i64)
+@kernel(I1, I1, i64, counted=False)
 def _gain(weights, tiles, record):
     """The weight of the rack tiles in ``record`` (see :func:`_change`) (jit-compiled)."""
     g = (record >> 8) * weights[KINDS]
@@ -373,7 +468,7 @@ def _gain(weights, tiles, record):
     return g
 
 
-@kernel(I2, i64, i64, boolean)
+@kernel(I2, i64, i64, boolean, counted=False)
 def _place_jokers(out, rows, jokers, cyclic):
     """Put ``jokers`` free jokers into the melds ``out[:rows]`` with room: a run grows at its
     high end (its low end at 13), a group of three gains a colour (jit-compiled)."""
@@ -411,7 +506,20 @@ def solve(table, rack, objective, joker_value, g3max, cyclic, beat_nothing, spac
     more than nothing are sought, and ``rows`` is -1 when there is none. Weight -1: the
     tiles cannot form a table; -2: ``space`` remembers too few positions for this one,
     make a bigger one and solve again (jit-compiled)."""
-    f, o, placed, options, n_opts, next_opt, took, entry_w, keys, memo, memo_used, best_path, stats = space
+    f = space[_F:_O]
+    o = space[_O:_PLACED]
+    placed = space[_PLACED:_OPTIONS]
+    options = space[_OPTIONS:_N_OPTS].reshape((DEPTH, OPTIONS))
+    n_opts = space[_N_OPTS:_NEXT]
+    next_opt = space[_NEXT:_TOOK]
+    took = space[_TOOK:_ENTRY_W]
+    entry_w = space[_ENTRY_W:_KEYS]
+    keys = space[_KEYS:_BEST_PATH].reshape((DEPTH, KEY + 1))
+    best_path = space[_BEST_PATH:STATS]
+    stats = space[STATS:_MEMO]
+    slots = (space.shape[0] - _MEMO) // (KEY + 2)
+    memo = space[_MEMO:_MEMO + slots * (KEY + 1)]
+    memo_used = space[_MEMO + slots * (KEY + 1):]
     weights = np.zeros(KINDS + 1, dtype=np.int64)
     for k in range(KINDS):
         n = k % NUMBERS + 1
@@ -427,15 +535,24 @@ def solve(table, rack, objective, joker_value, g3max, cyclic, beat_nothing, spac
     placed[:] = 0
     placed_out[:] = 0
     jokers_in_play = f[KINDS] + o[KINDS]
-    dead = np.zeros(KINDS, dtype=np.int64)
+    alive = np.zeros(KINDS, dtype=np.int64)
+    _alive(f, o, jokers_in_play, g3max, cyclic, alive)
     for k in range(KINDS):
-        if total[k] > 0 and not _alive(f, o, k, jokers_in_play, g3max, cyclic):
+        if total[k] > 0 and not alive[k]:
             if f[k] > 0:
                 return -1, 0  # a table tile no meld can hold
-            dead[k] = 1
-    for k in range(KINDS):
-        if dead[k]:
             o[k] = 0  # a rack tile no meld can hold: set aside
+    # Table tiles no meld without a joker can hold: a branch that spends the jokers they
+    # need elsewhere is dropped as soon as it has (a table joker held in a meld where its
+    # tile is missing otherwise makes the search try that joker everywhere before it).
+    needy = np.zeros(KINDS, dtype=np.int64)
+    n_needy = 0
+    if jokers_in_play > 0:
+        _alive(f, o, 0, g3max, cyclic, alive)
+        for k in range(KINDS):
+            if f[k] > 0 and not alive[k]:
+                needy[n_needy] = k
+                n_needy += 1
     key = np.zeros(KEY, dtype=np.int64)
     runs = np.zeros(OPEN, dtype=np.int64)
     rem = o[KINDS] * weights[KINDS]
@@ -444,7 +561,7 @@ def solve(table, rack, objective, joker_value, g3max, cyclic, beat_nothing, spac
         rem += o[k] * weights[k]
     key[4] = f[KINDS] | (o[KINDS] << 2)
     # the memo starts empty
-    memo_mask = (memo_used.shape[0]) - 1
+    memo_mask = min(memo_used.shape[0], 1 << START_BITS) - 1  # grown as the search needs
     for i in range(stats[0]):
         memo[memo_used[i] * (KEY + 1) + KEY] = _EMPTY
     stats[0] = 0
@@ -455,6 +572,7 @@ def solve(table, rack, objective, joker_value, g3max, cyclic, beat_nothing, spac
     here = np.zeros(KEY, dtype=np.int64)
     cut = np.zeros(DEPTH, dtype=np.int64)  # a branch below was cut by the bound
     found = np.zeros(DEPTH, dtype=np.int64)  # a table was found below
+    probe = np.zeros(DEPTH, dtype=np.int64)  # the memo slot of each depth's position (see _memo_find)
     up_bound = 0
     up_found = 0
     w = np.int64(0)
@@ -467,6 +585,10 @@ def solve(table, rack, objective, joker_value, g3max, cyclic, beat_nothing, spac
             up_bound = 1  # what the parent learns if this position stops here: cut by the bound
             up_found = 0
             if w + rem <= best:
+                mode = 2
+                continue
+            if n_needy and _jokers_needed(f, o, key, needy, n_needy) > f[KINDS] + o[KINDS]:
+                up_bound = 0  # no table, whatever the weight
                 mode = 2
                 continue
             x = -1
@@ -501,8 +623,9 @@ def solve(table, rack, objective, joker_value, g3max, cyclic, beat_nothing, spac
                         placed_out[KINDS] += extra
                 mode = 2
                 continue
-            _close_runs(f, o, key, runs)
+            _close_runs(f, o, key)
             slot = _memo_find(memo, key, memo_mask)
+            probe[depth] = slot
             if slot >= 0 and memo[slot * (KEY + 1) + KEY] + w <= best:
                 if memo[slot * (KEY + 1) + KEY] == _NO_TABLE:
                     up_bound = 0
@@ -522,9 +645,12 @@ def solve(table, rack, objective, joker_value, g3max, cyclic, beat_nothing, spac
         elif mode == 1:
             if next_opt[depth] == n_opts[depth]:
                 # every completion of this position is worth at most best - its entry weight
-                for i in range(KEY):
-                    here[i] = keys[depth, i]
-                slot = _memo_find(memo, here, memo_mask)
+                slot = probe[depth]
+                if slot == _NO_SLOT or (slot < 0 and memo[(-1 - slot) * (KEY + 1) + KEY] != _EMPTY):
+                    # the empty slot found on entry was taken since: look again
+                    for i in range(KEY):
+                        here[i] = keys[depth, i]
+                    slot = _memo_find(memo, here, memo_mask)
                 bound = best - entry_w[depth]
                 if not cut[depth] and not found[depth]:
                     bound = _NO_TABLE  # searched through, nothing stands: whatever the weight
@@ -533,10 +659,17 @@ def solve(table, rack, objective, joker_value, g3max, cyclic, beat_nothing, spac
                 if slot >= 0:
                     if bound < memo[slot * (KEY + 1) + KEY]:
                         memo[slot * (KEY + 1) + KEY] = bound
-                elif stats[0] >= (memo_mask + 1) * 3 // 4:
+                elif stats[0] >= (memo_mask + 1) * 3 // 4 and memo_mask + 1 == memo_used.shape[0]:
                     if memo_mask + 1 < (1 << MAX_MEMO_BITS):
                         return -2, 0  # a position bigger than the memory: the caller grows it
                 else:
+                    if stats[0] >= (memo_mask + 1) // 4 and memo_mask + 1 < memo_used.shape[0]:
+                        # a quarter full: a big search, given every slot at once
+                        memo_mask = _memo_grow(memo, memo_used, stats[0], memo_used.shape[0] - 1)
+                        probe[:depth] = _NO_SLOT  # the slots moved
+                        for i in range(KEY):
+                            here[i] = keys[depth, i]
+                        slot = _memo_find(memo, here, memo_mask)
                     s = -1 - slot
                     for i in range(KEY):
                         memo[s * (KEY + 1) + i] = keys[depth, i]
