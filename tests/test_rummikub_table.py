@@ -250,3 +250,22 @@ def test_solver_grows_its_memory_for_a_large_position():
     small, default = Solver(memo_bits=4), Solver()
     assert small.run(counts, rack, RUMMIKUB, 0) == default.run(counts, rack, RUMMIKUB, 0)
     assert small.memo_bits > 4
+
+
+def test_solver_widens_its_memo_within_a_solve():
+    """A solve that fills a quarter of its first 2**START_BITS slots moves what it
+    remembers to the whole table and goes on: the same play as a solver that never had
+    more than those slots (and grew by solving again)."""
+    from sim.games.rummikub import table as kernels
+    from sim.games.rummikub.tableplay import Solver, read_table, table_counts
+
+    table = ("R4 B4 Y4; B5 B6 B7 B8; R6 R7 R8 R9; R6 J(R7) R8 R9; B7 K7 Y7; Y7 Y8 Y9 Y10; K8 K9 K10 K11 K12; "
+             "R10 B10 Y10; K10 K11 K12; R11 B11 Y11; B11 B12 B13; R13 B13 Y13")
+    counts = table_counts(read_table(table, RUMMIKUB))
+    rack = np.array(sim.parse_rack("Y1 R2 R3 K3 R5 Y5 Y6 Y6 K7 K8 Y9 R12 R12 Y13").counts, dtype=np.int64)
+    for objective in (0, 1):
+        wide, narrow = Solver(), Solver(memo_bits=kernels.START_BITS)
+        got = wide.run(counts, rack, RUMMIKUB, objective)
+        assert wide.space[kernels.STATS] > (1 << kernels.START_BITS) // 4  # it widened
+        assert got == narrow.run(counts, rack, RUMMIKUB, objective)
+        assert (wide.placed == narrow.placed).all()

@@ -19,8 +19,8 @@ hold are set aside first; checking that again at every step cost more than it sa
 What is left after a prefix of tiles (the tiles left, the jokers, the open runs) is the
 same position whichever melds consumed the prefix, so an upper bound on each position's
 best completion is remembered in a hash table, and a position met again is dropped when
-that bound cannot beat the best. The table starts small enough to stay in the core's
-cache and doubles as a search needs.
+that bound cannot beat the best. A solve starts in a corner of the table small enough to
+stay in the core's cache, and is given the whole table when it fills a quarter of it.
 
 Jokers multiply the search (a joker may stand in almost anywhere), so the joker a table
 tile cannot do without is reserved: a table tile that no meld without a joker can hold
@@ -188,7 +188,7 @@ def _jokers_needed(f, o, key, needy, count):
 
 @kernel(I1, i64, I1, counted=False)
 def _read_runs(key, c, runs):
-    """The open runs of colour ``c`` (end | start << 4, 0 for none) into ``runs``."""
+    """The open runs of colour ``c`` (each by its end, 0 for none) into ``runs``."""
     field = (key[5 + c // 2] >> (32 * (c % 2))) & 0xFFFFFFFF
     for i in range(OPEN):
         runs[i] = (field >> (8 * i)) & 255
@@ -368,9 +368,9 @@ def _memo_find(memo, key, mask):
 
 
 @kernel(I1, I1, i64, i64)
-def _memo_grow(memo, used, count, mask):
-    """Use the slots up to ``mask``, moving the ``count`` positions remembered (``used``:
-    their slots, updated); returns ``mask`` (jit-compiled)."""
+def _memo_spread(memo, used, count, mask):
+    """Move the ``count`` positions remembered (``used``: their slots, updated) to their
+    slots under ``mask``, a larger table (jit-compiled)."""
     moved = np.empty(count * (KEY + 1), dtype=np.int64)
     for i in range(count):
         s = used[i] * (KEY + 1)
@@ -385,7 +385,6 @@ def _memo_grow(memo, used, count, mask):
         for j in range(KEY + 1):
             memo[slot * (KEY + 1) + j] = moved[i * (KEY + 1) + j]
         used[i] = slot
-    return mask
 
 
 @kernel(i64, I1, counted=False)
@@ -561,7 +560,7 @@ def solve(table, rack, objective, joker_value, g3max, cyclic, beat_nothing, spac
         rem += o[k] * weights[k]
     key[4] = f[KINDS] | (o[KINDS] << 2)
     # the memo starts empty
-    memo_mask = min(memo_used.shape[0], 1 << START_BITS) - 1  # grown as the search needs
+    memo_mask = min(memo_used.shape[0], 1 << START_BITS) - 1  # widened if the search needs
     for i in range(stats[0]):
         memo[memo_used[i] * (KEY + 1) + KEY] = _EMPTY
     stats[0] = 0
@@ -665,7 +664,8 @@ def solve(table, rack, objective, joker_value, g3max, cyclic, beat_nothing, spac
                 else:
                     if stats[0] >= (memo_mask + 1) // 4 and memo_mask + 1 < memo_used.shape[0]:
                         # a quarter full: a big search, given every slot at once
-                        memo_mask = _memo_grow(memo, memo_used, stats[0], memo_used.shape[0] - 1)
+                        memo_mask = memo_used.shape[0] - 1
+                        _memo_spread(memo, memo_used, stats[0], memo_mask)
                         probe[:depth] = _NO_SLOT  # the slots moved
                         for i in range(KEY):
                             here[i] = keys[depth, i]
