@@ -80,12 +80,13 @@ reference-report: $(VENV)/.core
 		--baseline starter_may_open=true --baseline starter_extra=1 --out reports/reference
 
 # The reference report's Rummikub part (reports/reference-rummikub): every house rule
-# (K-VAR) alone against the standard game, 2-4 players, in six paired sweeps of 5,000
-# rounds per variant (wrap_runs: 150, its rounds are many times slower to solve); 10-15
-# minutes on 2 cores. Reruns skip what data/reference holds.
+# (K-VAR) alone against the standard game, and the two readings of table jokers
+# (K-JOKER-2: bound, free), 2-4 players, in seven paired sweeps of 5,000 rounds per
+# variant (wrap_runs: 150, its rounds are many times slower to solve); 10-15 minutes on 2
+# cores. Reruns skip what data/reference holds.
 RK := $(REF)/rummikub
 RK_RULES := open_points=30,50 joker_penalty=30,25 locked_jokers=false,true easing_open=false,true \
-	last_call=false,true wrap_runs=false,true
+	last_call=false,true wrap_runs=false,true joker_moves=bound,free
 reference-rummikub: $(VENV)/.core
 	for rule in $(RK_RULES); do \
 		rounds=5000; [ "$${rule%%=*}" = wrap_runs ] && rounds=150; \
@@ -96,8 +97,9 @@ reference-rummikub: $(VENV)/.core
 		--notes reports/reference-rummikub-notes.md --baseline players=4 --out reports/reference-rummikub
 
 # The reference report's card part (reports/reference-cards): solo matches of 2-4 players to
-# 100, 101 and 500, partners and two decks at four players, and one careful bot among
-# greedy ones; 100,000 matches per variant, about 12 minutes on 2 cores (8.5 of play, 3 for
+# 100, 101 and 500, partners and two decks at four players, one careful bot among greedy
+# ones, and rummy with and without lay-offs (C-SCORE-2, rummy_layoffs) with careful bots in
+# every seat; 100,000 matches per variant, about 13 minutes on 2 cores (9.5 of play, 3 for
 # the report). Reruns skip what data/reference holds.
 RC := $(REF)/cards
 reference-cards: $(VENV)/.core
@@ -109,6 +111,8 @@ reference-cards: $(VENV)/.core
 		--out $(RC)/decks
 	$(BIN)/sim run --preset rummy101-cards --players 4 --seat-policy 0=careful --matches 100000 --seed 2026 \
 		--out $(RC)/careful
+	$(BIN)/sim sweep --preset rummy101-cards --set players=4 --grid rummy_layoffs=false,true --policy careful \
+		--matches 100000 --seed 2026 --out $(RC)/rummy
 	$(BIN)/sim report --data $(RC)/solo --data $(RC)/partners --data $(RC)/decks --data $(RC)/careful \
-		--notes reports/reference-cards-notes.md --baseline players=4 --baseline target=101 \
-		--baseline partners=false --baseline decks=1 --out reports/reference-cards
+		--data $(RC)/rummy --notes reports/reference-cards-notes.md --baseline players=4 --baseline target=101 \
+		--baseline partners=false --baseline decks=1 --baseline rummy_layoffs=false --out reports/reference-cards

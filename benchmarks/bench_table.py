@@ -5,17 +5,23 @@ taken from played rounds, and side by side with the MILP solver ``rummikub-solve
 
 Positions: every turn of an opened player in ``--rounds`` greedy rounds of 2 to 4 players
 (each opens with its best opening from the rack, then places the most value the table
-solver finds, or draws), the table and the rack before the play; kept when the table holds
-10 to 80 tiles and the rack 1 to 25 (the range of the issue). They are cached in
-``data/bench/`` by seed and round count. The kernel is timed alone (no Python face), the
-fastest of ``--repeats`` calls per position, on one core; printed: median, 90th and 99th
-percentiles, mean, and the same by table size.
+solver finds, or draws; table jokers bound to their tiles, K-JOKER-2), the table and the
+rack before the play; kept when the table holds 10 to 80 tiles and the rack 1 to 25 (the
+range of the issue). They are cached in ``data/bench/`` by seed and round count. The
+kernel is timed alone (no Python face), the fastest of ``--repeats`` calls per position,
+on one core; printed: median, 90th and 99th percentiles, mean, and the same by table
+size. Each position is solved twice: with the table's jokers bound to their tiles (the
+default ``joker_moves=bound``: one solve, no joker freed) and free (``joker_moves=free``,
+the reading before the K-JOKER-2 revision); and the whole turn with ``bound`` (every
+choice of jokers freed that the rack allows, :mod:`sim.games.rummikub.tableturn`).
 
 With ``--reference N`` (``pip install -e ".[bench]"``), the first N positions are solved
 by ``rummikub-solver`` too (its default MILP back end), both with the *tiles* objective:
 its value objective sums an outer product, which scales the tile count, so it does not
-maximise value (measured: 20 of 400 positions below the best value). Printed: both
-medians on those positions, the ratio of the medians, and any disagreement.
+maximise value (measured: 20 of 400 positions below the best value). Its jokers are free,
+so it is compared with the free solve (the same question, the same answer expected) and,
+for the record, with the bound one. Printed: the medians on those positions, the ratios
+of the medians, and any disagreement with the free solve.
 """
 
 from __future__ import annotations
@@ -30,6 +36,7 @@ import numpy as np
 
 import sim
 from sim.games.rummikub.tableplay import Solver, read_table, table_counts
+from sim.solver.layout import MELD_FIELDS, meld_row
 from sim.tiles import COUNTS_LEN, Rack, parse_rack
 
 RULES = sim.preset("rummikub")
@@ -77,7 +84,7 @@ def play_rounds(rounds: int, seed: int) -> list[dict]:
 
 
 def load_positions(rounds: int, seed: int) -> list[dict]:
-    path = Path("data/bench") / f"rummikub-positions-r{rounds}-s{seed}.json"
+    path = Path("data/bench") / f"rummikub-positions-r{rounds}-s{seed}-{RULES.joker_moves}.json"
     if path.exists():
         return json.loads(path.read_text())
     print(f"playing {rounds} greedy rounds for positions (cached in {path}) ...", flush=True)
@@ -89,20 +96,39 @@ def load_positions(rounds: int, seed: int) -> list[dict]:
     return positions
 
 
-def time_kernel(positions: list[dict], objective: int, repeats: int) -> tuple[list[float], list[int]]:
+def time_kernel(positions: list[dict], objective: int, repeats: int, bound: bool) -> tuple[list[float], list[int]]:
+    """The solver alone: ``bound``, the table's jokers pinned to their tiles; else free."""
     solver = Solver()
     times, tiles = [], []
     for p in positions:
-        t = table_counts(read_table(p["table"], RULES))
+        melds = read_table(p["table"], RULES)
+        t, pins = table_counts(melds, bound=True) if bound else (table_counts(melds), None)
         r = np.asarray(parse_rack(p["rack"]).counts, dtype=np.int64)
         best = float("inf")
         for _ in range(repeats):
             t0 = time.perf_counter()
-            solver.run(t, r, RULES, objective)
+            solver.run(t, r, RULES, objective, pins=pins)
             best = min(best, time.perf_counter() - t0)
         times.append(best * 1e6)
         tiles.append(int(solver.placed.sum()))
     return times, tiles
+
+
+def time_turn(positions: list[dict], repeats: int) -> list[float]:
+    """One turn's table play with bound jokers: every choice of jokers freed the rack allows."""
+    solver = Solver()
+    times = []
+    for p in positions:
+        melds = read_table(p["table"], RULES)
+        rows = np.array([meld_row(m) for m in melds], dtype=np.int64).reshape(len(melds), MELD_FIELDS)
+        r = np.asarray(parse_rack(p["rack"]).counts, dtype=np.int64)
+        best = float("inf")
+        for _ in range(repeats):
+            t0 = time.perf_counter()
+            solver.play(r, rows, RULES, 0)
+            best = min(best, time.perf_counter() - t0)
+        times.append(best * 1e6)
+    return times
 
 
 def describe(times: list[float]) -> str:
@@ -160,14 +186,24 @@ def main() -> None:
     print(f"{len(positions):,} positions from {args.rounds} greedy rounds (seed {args.seed}): table tiles median "
           f"{np.median(sizes):.0f} (10-80), rack tiles median {np.median(racks):.0f} (1-25); one core, "
           f"fastest of {args.repeats} calls each")
-    value_times, _ = time_kernel(positions, 0, args.repeats)
-    tiles_times, our_tiles = time_kernel(positions, 1, args.repeats)
-    print(f"  value objective: {describe(value_times)}")
-    print(f"  tiles objective: {describe(tiles_times)}")
+    jokers = np.array([sum(t.startswith("J(") for m in p["table"] for t in m.split()) for p in positions])
+    print(f"  positions with a joker on the table: {np.mean(jokers > 0):.0%}")
+    value_times, _ = time_kernel(positions, 0, args.repeats, bound=True)
+    tiles_times, _ = time_kernel(positions, 1, args.repeats, bound=True)
+    free_value, _ = time_kernel(positions, 0, args.repeats, bound=False)
+    free_tiles, our_tiles = time_kernel(positions, 1, args.repeats, bound=False)
+    turn_times = time_turn(positions, args.repeats)
+    print("  joker_moves=bound (the default; one solve, the table's jokers pinned):")
+    print(f"    value objective: {describe(value_times)}")
+    print(f"    tiles objective: {describe(tiles_times)}")
     for lo, hi in ((10, 30), (31, 50), (51, 80)):
         pick = [t for t, s in zip(value_times, sizes, strict=True) if lo <= s <= hi]
         if pick:
-            print(f"    tables of {lo}-{hi} tiles ({len(pick):>4} positions): {describe(pick)}")
+            print(f"      tables of {lo}-{hi} tiles ({len(pick):>4} positions): {describe(pick)}")
+    print(f"    the whole turn (jokers freed where the rack can), value: {describe(turn_times)}")
+    print("  joker_moves=free (the table's jokers free):")
+    print(f"    value objective: {describe(free_value)}")
+    print(f"    tiles objective: {describe(free_tiles)}")
     if args.reference:
         n = min(args.reference, len(positions))
         try:
@@ -175,12 +211,14 @@ def main() -> None:
         except ImportError:
             print('  rummikub-solver is not installed: pip install -e ".[bench]"')
             return
-        ours = tiles_times[:n]
+        ours, bound = free_tiles[:n], tiles_times[:n]
         disagree = [i for i in range(n) if ref_tiles[i] != our_tiles[i]]
-        print(f"  rummikub-solver (MILP), tiles objective, first {n} positions: {describe(ref_times)}")
-        print(f"  this solver on the same positions:                    {describe(ours)}")
-        print(f"  ratio of medians: {statistics.median(ref_times) / statistics.median(ours):,.0f}x; "
-              f"positions where the tiles placed differ: {len(disagree)}")
+        print(f"  rummikub-solver (MILP, free jokers), tiles objective, first {n} positions: {describe(ref_times)}")
+        print(f"  this solver, free jokers, same positions:  {describe(ours)}")
+        print(f"  this solver, bound jokers, same positions: {describe(bound)}")
+        print(f"  ratio of medians: {statistics.median(ref_times) / statistics.median(ours):,.0f}x free, "
+              f"{statistics.median(ref_times) / statistics.median(bound):,.0f}x bound; positions where the tiles "
+              f"placed differ from the free solve: {len(disagree)}")
 
 
 if __name__ == "__main__":

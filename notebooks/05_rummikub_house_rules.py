@@ -14,7 +14,7 @@
 # %% [markdown]
 # # Rummikub house rules
 #
-# Whole Rummikub rounds played by bots that solve every table exactly (RULES.md section K),
+# Whole Rummikub rounds played by bots that solve every table exactly (docs/rules.md section K),
 # and what the house rules change: how long rounds last, when players manage their first
 # meld of 30 points (K-OPEN-1), who is favoured by seat, how often the pool runs dry
 # (K-END-2), what losing costs, and the paired effect of each swept house rule (K-VAR:

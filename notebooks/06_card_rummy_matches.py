@@ -14,7 +14,7 @@
 # %% [markdown]
 # # Card Rummy 101: matches to 101
 #
-# Whole matches of card Rummy 101 (RULES.md section C) played hand by hand by bots: how
+# Whole matches of card Rummy 101 (docs/rules.md section C) played hand by hand by bots: how
 # many hands a match takes, how often a hand washes out when the stock runs dry (C-WASH-1),
 # how often someone goes rummy and what that is worth (C-SCORE-2), who wins by seat and by
 # first dealer (C-SET-2), the chance to come back from behind, and the paired effect of

@@ -36,7 +36,7 @@ MAKE_DATA = ("Make data with `sim run --out DIR` or `sim sweep --grid FIELD=V1,V
 # The rules columns of a rounds table (Rummy 101's, then Rummikub's K-VAR fields), copied
 # onto the players rows where present.
 SETTINGS = ("players", "threshold_mode", "open_points", "open_pairs", "button_jokers", "starter_may_open",
-            "joker_penalty", "wrap_runs", "locked_jokers", "easing_open", "last_call")
+            "joker_penalty", "wrap_runs", "locked_jokers", "easing_open", "last_call", "joker_moves")
 # Round facts copied onto the players rows where present.
 ROUND_FACTS = ("stock_left", "pool_left", "table_tiles", "deal_id", "rotation")
 

@@ -20,7 +20,8 @@ app = typer.Typer(
     add_completion=False,
     no_args_is_help=True,
     pretty_exceptions_enable=False,
-    help="Simulation and analytics for rummy games with tiles and cards.",
+    help="Simulation and analytics for rummy games with tiles and cards. The rules of play, with the id every "
+         "message cites (T-OPEN-4, K-JOKER-2, C-SCORE-2, ...), are in docs/rules.md.",
 )
 
 PresetOpt = Annotated[str, typer.Option("--preset", "-p", help="Rules preset (see `sim presets`).")]
@@ -99,15 +100,14 @@ def _rules(preset_name: str, settings: list[str] | None, players: int | None = N
     from sim.rules import preset
 
     rules = preset(preset_name)
-    if settings:
-        pairs = {}
-        for item in settings:
-            key, sep, value = item.partition("=")
-            if not sep or not key.strip():
-                raise SimError(f"--set {item!r}: expected key=value, e.g. --set open_points=91")
-            pairs[key.strip()] = value
-        rules = rules.with_settings(pairs)
-    return rules if players is None else rules.replace(players=players)
+    pairs = {}
+    for item in settings or ():
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise SimError(f"--set {item!r}: expected key=value, e.g. --set open_points=91")
+        pairs[key.strip()] = value
+    # --set and --players validated together, whatever the order of the flags
+    return rules.with_settings(pairs, players=players)
 
 
 @app.command()
@@ -127,7 +127,7 @@ def presets() -> None:
 @_friendly
 def rules(name: Annotated[str, typer.Argument(help="Preset name.")] = "rummy101",
           settings: SetOpt = None) -> None:
-    """Print a preset's rules as JSON (with --set changes applied)."""
+    """Print a preset's rules as JSON (with --set changes applied); every field is explained in docs/rules.md."""
     typer.echo(json.dumps(_rules(name, settings).to_dict(), indent=2))
 
 
@@ -180,6 +180,9 @@ def _describe_table_play(result: dict, rules) -> str:
              f"{result['played'] or '-'}",
              f"table afterwards ({len(result['melds'])} melds):"]
     lines += [f"  {m}" for m in result["melds"]]
+    if result["freed"]:
+        lines.append("jokers freed: " + ", ".join(f"{f['joker']} by {f['by']}" for f in result["freed"])
+                     + " (K-JOKER-1/2)")
     lines.append(f"left on the rack: {' '.join(left) or '-'}")
     lines.append(f"can play: {'yes' if result['can_play'] else 'no (draw a tile, or pass with the pool empty)'}")
     return "\n".join(lines)

@@ -7,7 +7,7 @@ class SimError(ValueError):
 
 
 class NotationError(SimError):
-    """A tile, card, rack or meld written in the notation could not be read (RULES.md, Notation)."""
+    """A tile, card, rack or meld written in the notation could not be read (docs/rules.md, Notation)."""
 
 
 class RulesError(SimError):
@@ -16,3 +16,8 @@ class RulesError(SimError):
 
 class DatasetError(SimError):
     """A dataset on disk is missing, corrupt or not one of ours."""
+
+
+class PlayError(SimError):
+    """Rules under which play cannot go on: a match that does not end, a hand too long to
+    trace. Raised with the unit and the cap it reached."""

@@ -1,6 +1,6 @@
 """The rules in force: one frozen, validated :class:`Rules` per variant, and named presets.
 
-Every field is a parameter of RULES.md with the default given there; a preset is a
+Every field is a parameter of docs/rules.md with the default given there; a preset is a
 Rules value with a name (``sim.preset("rummy101")``). Rules travel as JSON into every
 Parquet file and report, and come back through :meth:`Rules.from_json`.
 """
@@ -16,6 +16,7 @@ from sim.errors import RulesError
 
 FAMILIES = ("rummy101", "rummikub", "rummy101-cards")
 THRESHOLD_MODES = ("fixed", "increasing")
+JOKER_MOVES = ("bound", "free")  # K-JOKER-2
 
 
 @dataclass(frozen=True)
@@ -67,10 +68,15 @@ class Rules:
     easing_every: int = 3
     easing_floor: int = 10
     last_call: bool = False
+    # K-JOKER-2: a table joker stays bound to the tile it stands for (bound) or may stand
+    # for any tile after a rearrangement (free, the reading used before the revision).
+    joker_moves: str = "bound"
     # Cards (C-SET-1, C-MATCH-1, C-TEAM-1).
     decks: int = 1
     target: int = 101
     partners: bool = False
+    # C-SCORE-2: whether a one-turn out with lay-offs on table melds counts as rummy.
+    rummy_layoffs: bool = False
 
     def __post_init__(self) -> None:
         _validate(self)
@@ -95,6 +101,7 @@ class Rules:
         if family not in FAMILIES:
             raise RulesError(f"family: must be one of {', '.join(FAMILIES)} (got {family!r})")
         base = _FAMILY_BASE[family]
+        data = _earlier_readings(data)
         values = {**base.to_dict(), **data}
         _check_types(values)
         return cls(**values)
@@ -117,8 +124,11 @@ class Rules:
         _check_types(values)
         return Rules(**values)
 
-    def with_settings(self, settings: dict[str, str]) -> Rules:
-        """A copy with fields set from text values (``--set open_points=91``), typed by field."""
+    def with_settings(self, settings: dict[str, str], **fixed: Any) -> Rules:
+        """A copy with fields set from text values (``--set open_points=91``), typed by field,
+        and the typed values ``fixed`` (``players`` from ``--players``), validated together:
+        the order of the flags does not matter. A field of another family is refused
+        whatever its value."""
         hints = get_type_hints(Rules)
         changes: dict[str, Any] = {}
         for key, text in settings.items():
@@ -127,7 +137,16 @@ class Rules:
                 raise RulesError(f"unknown rules field {key!r}; known fields: {known}")
             if key == "family":
                 raise RulesError("family: choose a preset of that family instead of setting it")
+            owner = _OWNER.get(key)
+            if owner is not None and owner[0] != self.family:
+                raise RulesError(f"{key}: {owner[1]}, not a rule of {self.family}")
             changes[key] = _parse_value(key, hints[key], text)
+        for key, value in fixed.items():
+            if value is None:
+                continue
+            if key in changes and changes[key] != value:
+                raise RulesError(f"{key}: set to {changes[key]} by --set and to {value} by --{key}")
+            changes[key] = value
         return self.replace(**changes)
 
     # --- derived -----------------------------------------------------------------------
@@ -179,6 +198,7 @@ def _validate(r: Rules) -> None:
     need(r.family in FAMILIES, "family", f"must be one of {', '.join(FAMILIES)}")
     need(r.players in (2, 3, 4), "players", "must be 2, 3 or 4")
     need(r.threshold_mode in THRESHOLD_MODES, "threshold_mode", "must be fixed or increasing")
+    need(r.joker_moves in JOKER_MOVES, "joker_moves", "must be bound or free (K-JOKER-2)")
     need(r.open_points >= 0, "open_points", "must not be negative")
     need(r.open_points <= 1000, "open_points", "must be at most 1000")
     need(r.open_pairs >= 0, "open_pairs", "must not be negative (0 turns the pairs opening off)")
@@ -201,9 +221,10 @@ def _validate(r: Rules) -> None:
     need(r.starter_extra in (0, 1), "starter_extra", "must be 0 or 1")
     if r.family == "rummy101-cards":
         need(r.rack_size in (0, *range(3, 27)), "rack_size", "must be 0 (by players) or 3-26")
-        # C-SET-1: every hand and the upcard come from the decks.
-        need(r.players * r.deal_size() + 1 <= 52 * r.decks, "rack_size",
-             f"{r.players} hands of {r.deal_size()} cards and the upcard do not fit in {r.decks} deck(s)")
+        # C-DEAL-1: every hand and the upcard come from the decks, and a card is left for the stock.
+        need(r.players * r.deal_size() + 2 <= 52 * r.decks, "rack_size",
+             f"{r.players} hands of {r.deal_size()} cards and the upcard leave no card for the stock of "
+             f"{r.decks} deck(s) of 52 (C-DEAL-1)")
     else:
         need(3 <= r.rack_size <= 30, "rack_size", "must be 3-30")
         # All racks and the first discard must fit in the 106 tiles.
@@ -212,6 +233,7 @@ def _validate(r: Rules) -> None:
     if r.family != "rummikub":
         for name in ("wrap_runs", "locked_jokers", "easing_open", "last_call"):
             need(not getattr(r, name), name, f"a Rummikub house rule (K-VAR), not one of {r.family}")
+        need(r.joker_moves == "bound", "joker_moves", f"a Rummikub rule (K-JOKER-2), not one of {r.family}")
     if r.family != "rummy101":
         need(r.button_jokers == 0, "button_jokers", "the joker button is a Rummy 101 tiles rule")
         need(r.threshold_mode == "fixed", "threshold_mode", "increasing thresholds are a Rummy 101 rule")
@@ -227,8 +249,37 @@ def _validate(r: Rules) -> None:
 # The fields card Rummy 101 plays by (C-SET-1, C-MATCH-1, C-TEAM-1; finish_factor is the
 # rummy factor of C-SCORE-2), and those only it has: any other family's field set on a
 # card variant, or a card field on a tile variant, is refused.
-_CARD_FIELDS = frozenset({"players", "rack_size", "decks", "target", "partners", "finish_factor"})
-_CARD_ONLY = frozenset({"decks", "target", "partners"})
+_CARD_FIELDS = frozenset({"players", "rack_size", "decks", "target", "partners", "finish_factor", "rummy_layoffs"})
+_CARD_ONLY = frozenset({"decks", "target", "partners", "rummy_layoffs"})
+# The fields of one family only, which ``--set`` refuses on another whatever the value.
+_OWNER = {
+    **{name: ("rummikub", "a Rummikub house rule (K-VAR)")
+       for name in ("wrap_runs", "locked_jokers", "easing_open", "easing_step", "easing_every", "easing_floor",
+                    "last_call")},
+    "joker_moves": ("rummikub", "a Rummikub rule (K-JOKER-2)"),
+    **{name: ("rummy101-cards", "a card Rummy 101 rule (C-SET-1, C-MATCH-1, C-TEAM-1)")
+       for name in ("decks", "target", "partners")},
+    "rummy_layoffs": ("rummy101-cards", "a card Rummy 101 rule (C-SCORE-2)"),
+}
+# Fields added with a new reading of a rule: a rules object written before one existed
+# (every other field present) was played under the earlier reading.
+_EARLIER = {
+    "joker_moves": ("rummikub", "free"),  # K-JOKER-2 revised
+    "rummy_layoffs": ("rummy101-cards", True),  # C-SCORE-2 revised
+}
+
+
+def _earlier_readings(data: dict[str, Any]) -> dict[str, Any]:
+    """A rules object from a dataset written before a field of :data:`_EARLIER` existed,
+    with that field set to the reading it was played under."""
+    missing = {name for name in _EARLIER if name not in data}
+    if not missing:
+        return data
+    others = {f.name for f in fields(Rules)} - set(_EARLIER)
+    if not others <= set(data):
+        return data  # a partial object: the defaults apply
+    return {**data, **{name: value for name, (family, value) in _EARLIER.items()
+                       if name in missing and data.get("family") == family}}
 
 _RUMMY101 = Rules(name="rummy101", family="rummy101")
 _RUMMIKUB = Rules(

@@ -1,4 +1,4 @@
-"""Tiles and cards in the notation of RULES.md: parsing, printing and count vectors.
+"""Tiles and cards in the notation of docs/rules.md: parsing, printing and count vectors.
 
 A tile kind is an integer ``colour * 13 + (number - 1)`` with colours in the order
 R, B, K, Y (kinds 0-51); :data:`JOKER` (52) is the joker column. A rack is a count vector
@@ -134,7 +134,7 @@ class Rack:
 
 
 def parse_rack(text: str) -> Rack:
-    """Read a rack such as ``"R7 R8 R9 K12 B12 Y12 J"`` (RULES.md, Notation).
+    """Read a rack such as ``"R7 R8 R9 K12 B12 Y12 J"`` (docs/rules.md, Notation).
 
     Tokens are separated by spaces or commas and read case-insensitively. An unknown
     token, a number outside 1-13 or more copies of a tile than the set holds raises

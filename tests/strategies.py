@@ -99,3 +99,41 @@ def big_table_positions(draw, max_tiles: int = 70):
     for i in picks:
         rack[left[i]] += 1
     return melds, rack
+
+
+@st.composite
+def bound_positions(draw, max_melds: int = 3, max_rack: int = 5):
+    """A Rummikub table with one or two jokers in its melds and a rack that often holds a
+    tile freeing one (K-JOKER-2: the tile a joker stands for, or a colour its group of
+    three lacks): ``(melds, rack counts)``."""
+    from sim.tiles import Meld, colour_of, number_of
+
+    melds, rack = draw(table_positions(max_melds=max_melds, max_rack=max_rack))
+    jokers = [(m, k) for m in melds for k, j in zip(m.tiles, m.jokers, strict=True) if j]
+    if not jokers:  # put a joker in: a group of three of a number near the rest
+        n = draw(st.integers(1, NUMBERS))
+        colours = sorted(draw(st.lists(st.integers(0, 3), min_size=3, max_size=3, unique=True)))
+        cells = [kind(c, n) for c in colours]
+        at = draw(st.integers(0, 2))
+        counts = [0] * COUNTS_LEN
+        for m in melds:
+            for k, j in zip(m.tiles, m.jokers, strict=True):
+                counts[JOKER if j else k] += 1
+        if all(counts[k] + rack[k] + 1 <= 2 for i, k in enumerate(cells) if i != at) and rack[JOKER] < 2:
+            melds = [*melds, Meld("set", tuple(cells), tuple(i == at for i in range(3)))]
+            jokers = [(melds[-1], cells[at])]
+    used = [0] * COUNTS_LEN
+    for m in melds:
+        for k, j in zip(m.tiles, m.jokers, strict=True):
+            used[JOKER if j else k] += 1
+    for m, k in jokers:
+        frees = [k]
+        if m.kind == "set" and len(m) == 3:
+            present = {colour_of(x) for x in m.tiles}
+            frees += [kind(c, number_of(k)) for c in range(4) if c not in present]
+        u = draw(st.sampled_from(frees))
+        if draw(st.booleans()) and used[u] + rack[u] < 2:
+            rack[u] += 1
+    if used[JOKER] + rack[JOKER] > 2:
+        rack[JOKER] = 0
+    return melds, rack

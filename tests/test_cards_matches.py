@@ -1,4 +1,4 @@
-"""Card Rummy 101 matches (RULES.md section C): the engine against the independent referee
+"""Card Rummy 101 matches (docs/rules.md section C): the engine against the independent referee
 (sim.games.cards.referee) over random matches of 2-4 players, solo and partners, one and
 two decks and both bots; scenario hands from fixed card orders for every end and every
 scoring line; the referee catching broken traces; the published JSON schema; the tables
@@ -119,6 +119,57 @@ def test_C_OUT_1_going_out_after_melding_earlier_is_not_rummy():
     assert res["finish"] == "out" and res["winner_seat"] == 1
     assert res["points"] == points(res["left"][0]) > 0
     assert any(ev["action"] == "layoff" and ev["card"] == "5S" for ev in hand["events"])
+
+
+# Seat 1 (careful, holding its melds for rummy) and seat 0 (greedy, melding 10C JC QC on
+# its first turn); on its second turn seat 1 goes out in one turn, nothing placed before.
+SEAT1_HELD = cards_of("AS 2S 3S 4H 5H 6H 7D 7C 7S 9C")
+SEAT0_CLUBS = cards_of("10C JC QC 2D 4D 8H JH KS 3C 6D")
+
+
+def _one_turn_out(rules, second_draw):
+    """Seat 1 draws KD and throws it, seat 0 draws 8S, melds its clubs and throws KS, then
+    seat 1 draws ``second_draw`` and goes out."""
+    deck = deck_of(rules, 0, [SEAT0_CLUBS, SEAT1_HELD], "QD", ["KD", "8S", second_draw])
+    _, trace = traced(rules, 0, 0, ["greedy", "careful"], deck)
+    assert referee(trace) == []
+    return trace["hands"][0]
+
+
+@pytest.mark.parametrize(("layoffs", "finish", "factor"), [(False, "out", 1), (True, "rummy", 2)])
+def test_C_SCORE_2_a_one_turn_out_with_a_layoff_is_rummy_only_with_rummy_layoffs(layoffs, finish, factor):
+    """With 2H drawn seat 1 goes out only by laying 9C off on seat 0's 10C JC QC: all at
+    once, but not all in its own melds, so a plain out (C-SCORE-2 revised); with
+    ``rummy_layoffs`` (the earlier reading) it is rummy and doubles."""
+    rules = CARDS.replace(players=2, rummy_layoffs=layoffs)
+    hand = _one_turn_out(rules, "2H")
+    res = hand["result"]
+    assert res["winner_seat"] == 1 and res["finish"] == finish
+    assert res["points"] == factor * points(res["left"][0]) == factor * 41
+    assert any(ev["action"] == "layoff" and ev["card"] == "9C" and ev["seat"] == 1 for ev in hand["events"])
+    assert hand["events"][-1]["rummy"] is layoffs
+
+
+def test_C_SCORE_2_an_out_in_own_melds_is_preferred_to_one_with_a_layoff():
+    """With 7H drawn seat 1 can go out either by laying 9C off and throwing 7H, or by
+    melding 4H-7H and throwing 9C: the engine takes the second, rummy (C-SCORE-2)."""
+    hand = _one_turn_out(CARDS.replace(players=2), "7H")
+    res = hand["result"]
+    assert res["finish"] == "rummy" and res["points"] == 2 * 41
+    assert not any(ev["action"] == "layoff" for ev in hand["events"])
+    assert hand["events"][-2] == {"seat": 1, "turn": 2, "action": "discard", "card": "9C"}
+
+
+def test_C_SCORE_2_referee_catches_a_rummy_with_a_layoff():
+    rules = CARDS.replace(players=2)
+    deck = deck_of(rules, 0, [SEAT0_CLUBS, SEAT1_HELD], "QD", ["KD", "8S", "2H"])
+    _, trace = traced(rules, 0, 0, ["greedy", "careful"], deck)
+    bad = copy.deepcopy(trace)
+    bad["hands"][0]["result"]["finish"] = "rummy"
+    bad["hands"][0]["events"][-1]["rummy"] = True
+    assert any("C-SCORE-2" in p for p in referee(bad))
+    bad["rules"]["rummy_layoffs"] = True  # the earlier reading: then it is rummy, and doubles
+    assert any("points" in p for p in referee(bad))
 
 
 def test_C_TEAM_1_the_partners_cards_count_nothing():
@@ -438,3 +489,65 @@ def test_until_ci_statistics_of_every_card_metric(partners):
         target = parse_target(f"{metric}=0.01", family.metrics, rules.players)
         est, lo, hi = cluster_interval(family.chunk_stats(target, tables), share=metric.startswith(("p_", "win")))
         assert abs(est - want) < 1e-12 and lo <= est <= hi, metric
+
+
+# --- deals that cannot be played (C-DEAL-1) and matches that do not end ------------------------
+
+
+def test_C_DEAL_1_a_deal_leaving_no_stock_is_refused():
+    from sim.errors import RulesError
+
+    with pytest.raises(RulesError, match=r"3 hands of 17 cards and the upcard leave no card for the stock.*C-DEAL-1"):
+        CARDS.replace(players=3, rack_size=17)
+    assert CARDS.replace(players=3, rack_size=16).deal_size() == 16  # 48 + the upcard: three in the stock
+    with pytest.raises(RulesError, match="C-DEAL-1"):
+        CARDS.replace(players=4, rack_size=26, decks=2)  # 104 cards dealt, the upcard, nothing left
+
+
+@pytest.mark.parametrize("order", [["--players", "3", "--set", "rack_size=16"],
+                                   ["--set", "rack_size=16", "--players", "3"]])
+def test_flags_mean_the_same_in_any_order(order):
+    """--set is validated together with --players, whatever comes first: three hands of 16
+    fit in one deck, four do not."""
+    from typer.testing import CliRunner
+
+    from sim.cli import app
+
+    res = CliRunner().invoke(app, ["run", "--preset", "rummy101-cards", *order, "--trace", "0", "--json"])
+    assert res.exit_code == 0, res.output
+    trace = json.loads(res.stdout)
+    assert trace["players"] == 3 and trace["rules"]["rack_size"] == 16 and referee(trace) == []
+
+
+def test_cli_refuses_a_deal_without_stock_and_a_players_conflict_in_one_line():
+    from typer.testing import CliRunner
+
+    from sim.cli import app
+
+    for args in (["--set", "players=3", "--set", "rack_size=17", "--trace", "0"],
+                 ["--players", "3", "--set", "players=2", "--trace", "0"]):
+        res = CliRunner().invoke(app, ["run", "--preset", "rummy101-cards", *args])
+        assert res.exit_code == 2 and res.output.count("error:") == 1, res.output
+        assert "Traceback" not in res.output
+
+
+def test_a_match_that_does_not_end_is_one_error_line(tmp_path, monkeypatch):
+    """The engine stops a match after MAX_HANDS hands (every hand a wash, C-WASH-1): the run
+    ends in one error line naming the match and the cap, not a traceback."""
+    from typer.testing import CliRunner
+
+    from sim.cli import app
+    from sim.games.cards import match
+
+    real = match.play_chunk
+
+    def stuck(*args, **kwargs):
+        res = real(*args, **kwargs)
+        res.matches[0, e.M_ERROR] = e.ERR_HANDS
+        return res
+
+    monkeypatch.setattr(match, "play_chunk", stuck)
+    res = CliRunner().invoke(app, ["run", "--preset", "rummy101-cards", "--players", "2", "--matches", "3", "--jobs",
+                                   "1", "--no-progress", "--out", str(tmp_path / "x")])
+    assert res.exit_code == 2 and res.output.count("error:") == 1, res.output
+    assert f"did not end in {e.MAX_HANDS:,} hands" in res.output

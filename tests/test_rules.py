@@ -1,5 +1,5 @@
 """Rules objects and presets: validation names the field, JSON round-trips, presets carry
-the values RULES.md gives."""
+the values docs/rules.md gives."""
 
 import json
 
@@ -93,3 +93,56 @@ def test_k_var_house_rules_belong_to_rummikub(field, family_preset):
     with pytest.raises(sim.RulesError, match=f"{field}: a Rummikub house rule"):
         sim.preset(family_preset).replace(**{field: True})
     assert getattr(sim.preset("rummikub").replace(**{field: True}), field) is True
+
+
+def test_k_joker_2_and_c_score_2_readings_are_fields_with_the_revised_defaults():
+    """K-JOKER-2 (revised): table jokers bound by default, ``free`` the earlier reading;
+    C-SCORE-2 (revised): rummy without lay-offs by default, ``rummy_layoffs`` the earlier."""
+    assert sim.preset("rummikub").joker_moves == "bound"
+    assert sim.preset("rummikub").with_settings({"joker_moves": "free"}).joker_moves == "free"
+    assert sim.preset("rummy101-cards").rummy_layoffs is False
+    assert sim.preset("rummy101-cards").with_settings({"rummy_layoffs": "true"}).rummy_layoffs is True
+    with pytest.raises(sim.RulesError, match=r"joker_moves: must be bound or free \(K-JOKER-2\)"):
+        sim.preset("rummikub").with_settings({"joker_moves": "loose"})
+
+
+@pytest.mark.parametrize(("family_preset", "field", "value"), [
+    ("rummy101", "joker_moves", "free"), ("rummy101", "joker_moves", "bound"),
+    ("rummy101-cards", "joker_moves", "bound"), ("rummy101", "rummy_layoffs", "false"),
+    ("rummikub", "rummy_layoffs", "true"), ("rummikub", "target", "101"), ("rummy101", "last_call", "false")])
+def test_a_field_of_another_family_is_refused_whatever_its_value(family_preset, field, value):
+    with pytest.raises(sim.RulesError, match=f"{field}: a .*not a rule of"):
+        sim.preset(family_preset).with_settings({field: value})
+
+
+def test_rules_written_before_a_revised_reading_load_as_played():
+    """A dataset's rules JSON from before ``joker_moves`` / ``rummy_layoffs`` existed (every
+    other field present) was played under the earlier reading, and says so when read."""
+    for name, field, earlier in (("rummikub", "joker_moves", "free"), ("rummy101-cards", "rummy_layoffs", True)):
+        old = sim.preset(name).to_dict()
+        del old["joker_moves"], old["rummy_layoffs"]
+        assert getattr(Rules.from_dict(old), field) == earlier
+        assert getattr(Rules.from_dict({"family": old["family"], "name": "mine"}), field) != earlier  # a new object
+    old = sim.preset("rummy101").to_dict()
+    del old["joker_moves"], old["rummy_layoffs"]
+    assert Rules.from_dict(old) == sim.preset("rummy101")
+
+
+def test_every_rule_id_cited_is_defined_in_the_rules_reference():
+    """docs/rules.md is the project's own rules reference (a clone has no other): every
+    rule id that the code, the tests, the notebooks and the README cite is defined there."""
+    import re
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    defined = set(re.findall(r"^- \*\*([TKC]-[A-Z]+(?:-\d+)?)\*\*", (root / "docs" / "rules.md").read_text(), re.M))
+    assert len(defined) >= 50 and {"K-JOKER-2", "C-SCORE-2", "C-DEAL-1", "K-VAR", "T-OPEN-4"} <= defined
+    files = [*root.glob("sim/**/*.py"), *root.glob("tests/*.py"), *root.glob("notebooks/*.py"), root / "README.md"]
+    missing = set()
+    for path in files:
+        for rule, number in re.findall(r"\b([TKC]-[A-Z]{3,})(?:-(\d+))?\b", path.read_text()):
+            cited = f"{rule}-{number}" if number else rule
+            known = cited in defined if number else any(d == rule or d.startswith(rule + "-") for d in defined)
+            if not known:
+                missing.add((cited, path.name))
+    assert not missing, sorted(missing)

@@ -1,4 +1,4 @@
-"""Rummikub rounds (RULES.md section K): the engine against the independent referee
+"""Rummikub rounds (docs/rules.md section K): the engine against the independent referee
 (sim.games.rummikub.referee) over random rounds of every house rule, scenario rounds
 from fixed tile orders for every end and score line, the referee catching broken
 traces, the published JSON schema, and the same data whatever the chunking."""
@@ -32,8 +32,10 @@ VARIANTS = {
     "last_call": {"last_call": True},
     "together": {"wrap_runs": True, "locked_jokers": True, "easing_open": True, "last_call": True,
                  "open_points": 50, "joker_penalty": 25},
+    "joker_moves_free": {"joker_moves": "free"},
+    "locked_jokers_free": {"locked_jokers": True, "joker_moves": "free"},
 }
-ROUNDS = 50  # per variant, player count and bot mix: 6 x 3 x 2 x 50 + 2 x 3 x 2 x 4 = 1,848 rounds
+ROUNDS = 50  # per variant, player count and bot mix: 8 x 3 x 2 x 50 + 2 x 3 x 2 x 4 = 2,448 rounds
 WRAP_ROUNDS = 4  # wrap-around runs make the table solver's positions harder (some rounds take seconds)
 
 
@@ -53,7 +55,7 @@ def _wraps(meld):
 def test_referee_accepts_every_round_of_every_house_rule(variant):
     """K-SET-1 .. K-END-2 and K-VAR: 2-4 players, both bots alone and mixed. (The pool
     seldom runs dry with these bots: blocked and last-call ends have scenario tests.)"""
-    seen = {"wrap": 0, "eased": 0, "out": 0}
+    seen = {"wrap": 0, "eased": 0, "out": 0, "freed": 0}
     for players in (2, 3, 4):
         rules = RUMMIKUB.replace(players=players, **VARIANTS[variant])
         for mix in (["greedy"], ["careful", "greedy", "careful", "greedy"][:players]):
@@ -67,11 +69,17 @@ def test_referee_accepts_every_round_of_every_house_rule(variant):
                                      for ev in trace["events"])
                 seen["wrap"] += any(_wraps(m) for ev in trace["events"] if ev["action"] == "play"
                                     for m in ev["table"])
+                seen["freed"] += sum(len(ev["freed"]) for ev in trace["events"] if ev["action"] == "play")
     assert seen["out"] > 0
     if variant in ("wrap_runs", "together"):
         assert seen["wrap"] > 0  # wrap-around runs are met, not only allowed
     if variant == "easing_open":
         assert seen["eased"] > 0
+    # K-JOKER-2: bound table jokers are freed by rack tiles now and then; free ones never need it
+    if rules.joker_moves == "bound" and not rules.wrap_runs:
+        assert seen["freed"] > 0
+    if rules.joker_moves == "free" and not rules.locked_jokers:
+        assert seen["freed"] == 0
 
 
 @pytest.mark.slow
@@ -221,6 +229,36 @@ def test_referee_catches_a_changed_score_and_an_opening_below_the_bar(clean_trac
     bad = copy.deepcopy(clean_trace)
     bad["rules"]["open_points"] = 200
     assert any("K-OPEN-1" in p for p in referee(bad))
+
+
+@pytest.fixture(scope="module")
+def freeing_trace():
+    """A round in which a play frees a bound joker whose new place stands for another tile."""
+    for round_id in range(40):
+        _, trace = traced(RUMMIKUB, 3, round_id, ["greedy"])
+        for i, ev in enumerate(trace["events"]):
+            if ev["action"] == "play":
+                jokers = sorted(t for m in ev["table"] for t in m if t.startswith("J("))
+                if ev["freed"] and any(f["joker"] not in jokers for f in ev["freed"]):
+                    return trace, i
+    raise AssertionError("no freeing found")
+
+
+def test_K_JOKER_2_referee_catches_an_unsaid_freeing_and_a_false_one(freeing_trace):
+    """From the JSON alone: a joker that left its tile without a freeing said in the play
+    is caught, and so is a freeing by a tile the play did not place (K-JOKER-1/2)."""
+    trace, i = freeing_trace
+    assert referee(trace) == []
+    bad = copy.deepcopy(trace)
+    bad["events"][i]["freed"] = []
+    assert any("no longer stand for their tiles" in p and "K-JOKER-2" in p for p in referee(bad))
+    bad = copy.deepcopy(trace)
+    placed = set(bad["events"][i]["placed"])
+    bad["events"][i]["freed"][0]["by"] = next(t for t in ("R1", "B1", "K1", "Y1") if t not in placed)
+    assert any("K-JOKER-1" in p for p in referee(bad))
+    free = copy.deepcopy(trace)
+    free["rules"]["joker_moves"] = "free"
+    assert any("joker_moves=free" in p for p in referee(free))
 
 
 def test_referee_catches_turns_out_of_order(clean_trace):

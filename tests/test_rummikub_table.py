@@ -1,9 +1,10 @@
 """The Rummikub table solver (K-PLAY-1, K-JOKER-1/2, K-MELD-1/2, K-VAR) agrees with the
-brute-force reference (sim.reference.table) on thousands of small positions — jokers on
-the table and in the rack, wrap-around runs, locked jokers, a 25-point joker, both
-objectives — and every arrangement it returns is valid and holds every tile; the
-referee's turn checks (sim.games.rummikub.referee) pass every play the solver returns
-and name each fault of a broken one."""
+brute-force references (sim.reference.table) on thousands of small positions — jokers on
+the table bound to their tiles (``joker_moves=bound``) or free, freed by a rack tile,
+jokers in the rack, wrap-around runs, locked jokers, a 25-point joker, both objectives —
+and every arrangement it returns is valid and holds every tile; the referee's turn checks
+(sim.games.rummikub.referee) pass every play the solver returns and name each fault of a
+broken one."""
 
 import json
 import re
@@ -18,25 +19,38 @@ import sim
 from sim.errors import NotationError, RulesError
 from sim.games.rummikub.referee import check_opening, check_table_play
 from sim.melds import check_meld
-from sim.reference.table import best_play, meld_counts
+from sim.reference.table import best_play, best_play_bound, meld_counts
 from sim.tiles import JOKER, Rack, parse_meld
-from tests.strategies import big_table_positions, table_positions
+from tests.strategies import big_table_positions, bound_positions, table_positions
 
 RUMMIKUB = sim.preset("rummikub")
+FREE = RUMMIKUB.replace(joker_moves="free")
 VARIANTS = {
     "standard": RUMMIKUB,
     "wrap_runs": RUMMIKUB.replace(wrap_runs=True),
     "locked_jokers": RUMMIKUB.replace(locked_jokers=True),
     "joker_penalty_25": RUMMIKUB.replace(joker_penalty=25),
     "two_jokers_in_three": RUMMIKUB.replace(group_of_three_max_jokers=2),
+    "free": FREE,
+    "free_wrap_runs": FREE.replace(wrap_runs=True),
+    "free_locked_jokers": FREE.replace(locked_jokers=True),
+    "free_two_jokers_in_three": FREE.replace(group_of_three_max_jokers=2),
 }
+
+
+def reference(melds, rack, rules, objective="value"):
+    """The brute-force answer under the rules' reading of table jokers (K-JOKER-2)."""
+    locked = [m for m in melds if any(m.jokers)] if rules.locked_jokers else []
+    loose = [m for m in melds if m not in locked]
+    if rules.joker_moves == "bound":
+        return best_play_bound(loose, rack, rules, objective, locked)
+    return best_play(meld_counts(loose), rack, rules, objective, locked)
 
 
 def _check(melds, rack, rules, objective):
     play = sim.table_play(Rack(tuple(rack)), melds, rules, objective)
     locked = [m for m in melds if any(m.jokers)] if rules.locked_jokers else []
-    loose = [m for m in melds if m not in locked]
-    expected = best_play(meld_counts(loose), rack, rules, objective, locked)
+    expected = reference(melds, rack, rules, objective)
     got = play.value if objective == "value" else play.tiles
     assert got == expected, ([str(m) for m in melds], str(Rack(tuple(rack))), [str(m) for m in play.melds])
     # every meld valid, every table tile still there, the rest from the rack (K-JOKER-2)
@@ -49,10 +63,14 @@ def _check(melds, rack, rules, objective):
     assert play.value == sum(sim.tiles.number_of(k) * int(played[k]) for k in range(JOKER)) \
         + int(played[JOKER]) * rules.joker_penalty
     assert play.can_play == (play.tiles > 0)
-    if rules.locked_jokers:  # K-JOKER-1: a frozen meld stays, or only its joker left it for its tile
-        for m in locked:
+    freed = [(t, by) for t, by in play.freed]
+    if rules.locked_jokers and rules.joker_moves == "free":  # K-JOKER-1: a frozen meld stays, or its joker
+        for m in locked:  # left it for its tile
             kept = [a for a in play.melds if a.tiles == m.tiles]
             assert kept, str(m)
+    if play.can_play:  # the referee's turn check, from the melds and the freed jokers alone
+        found = check_table_play(melds, _rack_counter(rack), list(play.melds), rules, freed)
+        assert found == [], found
     return play
 
 
@@ -64,11 +82,23 @@ def test_k_play_1_table_solver_matches_reference(name, position, objective):
     _check(melds, rack, VARIANTS[name], objective)
 
 
+@pytest.mark.parametrize("name", ["wrap_runs", "free_wrap_runs"])
 @settings(max_examples=300)
 @given(position=table_positions(wrap=True), objective=st.sampled_from(["value", "tiles"]))
-def test_k_var_wrap_runs_table_solver_matches_reference(position, objective):
+def test_k_var_wrap_runs_table_solver_matches_reference(name, position, objective):
     melds, rack = position
-    _check(melds, rack, VARIANTS["wrap_runs"], objective)
+    _check(melds, rack, VARIANTS[name], objective)
+
+
+@pytest.mark.parametrize("name", ["standard", "locked_jokers", "two_jokers_in_three", "wrap_runs"])
+@settings(max_examples=300)
+@given(position=bound_positions(), objective=st.sampled_from(["value", "tiles"]))
+def test_k_joker_2_bound_jokers_and_their_freeing_match_reference(name, position, objective):
+    """Tables holding one or two jokers and racks holding the tiles that free them (the
+    exact tile, a colour a group of three lacks): the solver, freeing or not, agrees with
+    the brute force that knows nothing but the rule."""
+    melds, rack = position
+    _check(melds, rack, VARIANTS[name], objective)
 
 
 @pytest.mark.parametrize(
@@ -98,6 +128,33 @@ def test_k_play_1_worked_positions(table, rack, value, played):
     play = sim.table_play(rack, table)
     assert play.value == value
     assert str(play.played) == played
+
+
+@pytest.mark.parametrize(
+    ("table", "rack", "bound", "free", "freed"),
+    [
+        # K-JOKER-2: the group's joker stays R6, so R1 and the rack joker make nothing; free, it
+        # leaves the group of four for a run R1 J J
+        ("J(R6) B6 K6 Y6", "R1 J", 0, 31, ()),
+        # with the joker's tile on the rack R6 frees it, and it must be placed again: with R1 R2
+        ("J(R6) B6 K6 Y6", "R6 R1", 0, 0, ()),
+        ("J(R6) B6 K6 Y6", "R6 R1 R2", 9, 9, (("R6", "R6"),)),
+        # a group of three's joker is freed by its tile or by the colour the group lacks
+        ("R7 B7 J(K7)", "Y7 R1 R2", 10, 10, (("K7", "Y7"),)),
+        ("R7 B7 J(K7)", "K7 R1 R2", 10, 10, (("K7", "K7"),)),
+        # a freed joker needs a place: the full group has none, so K7 alone cannot free it...
+        ("R7 B7 J(K7) Y7", "K7", 0, 0, ()),
+        # ...but with R8 R9 it makes them a run
+        ("R7 B7 J(K7) Y7", "K7 R8 R9", 24, 24, (("K7", "K7"),)),
+        # bound, J(K3) may go only where K3 goes (the run K3 K4 K5 K6), never into R4 J(B4) Y4
+        ("R3 B3 J(K3) Y3; K4 K5 K6", "R4 Y4", 0, 8, ()),
+    ],
+)
+def test_k_joker_2_worked_positions(table, rack, bound, free, freed):
+    play = sim.table_play(rack, table)
+    assert (play.value, play.freed) == (bound, freed), [str(m) for m in play.melds]
+    assert sim.table_play(rack, table, FREE).value == free
+    assert sim.table_play(rack, table, FREE).freed == ()
 
 
 def test_k_joker_1_locked_joker_freed_only_by_its_tile():
@@ -135,10 +192,14 @@ def test_bad_tables_are_named(table, rack, message):
 
 
 def test_k_meld_2_a_group_of_four_may_hold_two_jokers():
-    # only a group of three is limited to one joker: R9 extends the run, the group stands
-    play = sim.table_play("R9", "R1 R2 R3; B5 K5 J(Y5) J(R5); R6 R7 R8")
-    assert (play.value, str(play.played)) == (9, "R9")
-    assert "R6 R7 R8 R9" in [str(m) for m in play.melds]
+    # only a group of three is limited to one joker: R9 extends the run, and the group of
+    # four keeps both jokers or, bound to R5 (K-JOKER-2), one joins the run as R5
+    for rules in (RUMMIKUB, FREE):
+        play = sim.table_play("R9", "R1 R2 R3; B5 K5 J(Y5) J(R5); R6 R7 R8", rules)
+        assert (play.value, str(play.played)) == (9, "R9")
+        assert all(check_meld(m, rules) is None for m in play.melds)
+    bound = [str(m) for m in sim.table_play("R9", "R1 R2 R3; B5 K5 J(Y5) J(R5); R6 R7 R8").melds]
+    assert sorted(t for m in bound for t in m.split() if t.startswith("J(")) == ["J(R5)", "J(Y5)"]
 
 
 def test_bad_objective_and_family():
@@ -175,14 +236,16 @@ def test_k_play_1_large_tables_hold_and_beat_new_melds_alone(position):
     alone = sim.best_opening(Rack(tuple(rack)), RUMMIKUB)
     assert play.value >= alone.value
     if play.can_play:
-        assert check_table_play(melds, _rack_counter(rack), list(play.melds), RUMMIKUB) == []
+        assert check_table_play(melds, _rack_counter(rack), list(play.melds), RUMMIKUB, play.freed) == []
 
 
 def test_to_dict_is_json():
     play = sim.table_play("R4", "R1 R2 R3")
     data = json.loads(json.dumps(play.to_dict()))
-    assert data == {"value": 4, "tiles": 1, "played": "R4", "melds": ["R1 R2 R3 R4"], "can_play": True,
+    assert data == {"value": 4, "tiles": 1, "played": "R4", "melds": ["R1 R2 R3 R4"], "freed": [], "can_play": True,
                     "objective": "value"}
+    freed = sim.table_play("Y7 R1 R2", "R7 B7 J(K7)").to_dict()
+    assert freed["freed"] == [{"joker": "J(K7)", "by": "Y7"}]
 
 
 # --- the referee's turn checks (sim.games.rummikub.referee) ---------------------------------
@@ -192,14 +255,14 @@ def _rack_counter(rack):
     return Counter(str(Rack(tuple(rack))).split())
 
 
-@pytest.mark.parametrize("name", ["standard", "locked_jokers", "wrap_runs"])
+@pytest.mark.parametrize("name", ["standard", "locked_jokers", "wrap_runs", "free", "free_locked_jokers"])
 @settings(max_examples=150)
 @given(position=table_positions())
 def test_k_play_1_every_solver_play_passes_the_referee(name, position):
     melds, rack = position
     rules = VARIANTS[name]
     play = sim.table_play(Rack(tuple(rack)), melds, rules)
-    found = check_table_play(melds, _rack_counter(rack), list(play.melds), rules)
+    found = check_table_play(melds, _rack_counter(rack), list(play.melds), rules, play.freed)
     if play.can_play:
         assert found == [], found
     else:
@@ -210,8 +273,8 @@ def test_k_play_1_referee_names_each_fault():
     before = [parse_meld("R1 R2 R3"), parse_meld("B5 B6 J(B7)")]
     rack = Counter(["R4", "B7", "Y9"])
 
-    def faults(after, rules=RUMMIKUB):
-        return check_table_play(before, rack, [parse_meld(m) for m in after], rules)
+    def faults(after, rules=FREE, freed=()):
+        return check_table_play(before, rack, [parse_meld(m) for m in after], rules, list(freed))
 
     assert faults(["R1 R2 R3 R4 J(R5)", "B5 B6 B7"]) == []
     assert faults(["R1 R2 R3 R4", "B5 B6 J(B8)"]) == [
@@ -219,13 +282,41 @@ def test_k_play_1_referee_names_each_fault():
     assert any("tiles left the table: J" in f for f in faults(["R1 R2 R3 R4", "B5 B6 B7"]))
     assert any("does not hold: K7 K8 K9" in f for f in faults(["R1 R2 R3 R4", "B5 B6 J(B7)", "K7 K8 K9"]))
     assert any("no rack tile" in f for f in faults(["R1 R2 R3", "B5 B6 J(B7)"]))
-    locked = RUMMIKUB.replace(locked_jokers=True)
+    locked = FREE.replace(locked_jokers=True)
     # B7 frees the locked joker by the exact tile (K-JOKER-1), and it goes into another meld
     assert faults(["R1 R2 R3 R4 J(R5)", "B5 B6 B7"], locked) == []
     assert any("tiles left the table: J" in f for f in faults(["R1 R2 R3 R4", "B5 B6 B7"], locked))
     # moving the joker inside its locked meld is a change to that meld
     assert faults(["R1 R2 R3", "J(B4) B5 B6 B7"]) == []
     assert any("locked meld B5 B6 J(B7) was changed" in f for f in faults(["R1 R2 R3", "J(B4) B5 B6 B7"], locked))
+
+
+def test_k_joker_2_referee_checks_bound_jokers_and_their_freeing():
+    """K-JOKER-2 (bound): a table joker keeps its tile unless the play frees it with a tile
+    placed that turn (its exact tile, or a colour its group of three lacks), and the
+    freeing is said in the play; the freed joker is placed again (every tile stays)."""
+    before = [parse_meld("R1 R2 R3"), parse_meld("B5 B6 J(B7)"), parse_meld("R7 K7 J(Y7)")]
+    rack = Counter(["R4", "B7", "B4", "B7", "Y9"])
+
+    def faults(after, freed=(), rules=RUMMIKUB):
+        return check_table_play(before, rack, [parse_meld(m) for m in after], rules, list(freed))
+
+    # B7 frees J(B7), which goes to the end of the red run
+    assert faults(["R1 R2 R3 R4 J(R5)", "B5 B6 B7", "R7 K7 J(Y7)"], [("B7", "B7")]) == []
+    # the same play without saying so: the joker left its tile
+    assert any("no longer stand for their tiles: J(B7)" in f
+               for f in faults(["R1 R2 R3 R4 J(R5)", "B5 B6 B7", "R7 K7 J(Y7)"]))
+    # a bound joker moved to another place that calls for its tile is fine: J(B7) after B4 B5 B6
+    assert faults(["R1 R2 R3 R4", "B4 B5 B6 J(B7)", "R7 K7 J(Y7)"]) == []
+    # the group's joker stands for Y7; B7 (a colour the group lacks) frees it too
+    assert faults(["R1 R2 R3 R4 J(R5)", "B5 B6 J(B7)", "R7 B7 K7"], [("Y7", "B7")]) == []
+    # a freeing by a tile that does not free that joker, or by a tile not placed
+    assert any("no joker on the table standing for B7 that R4 frees" in f
+               for f in faults(["R1 R2 R3 R4 J(R5)", "B5 B6 B7", "R7 K7 J(Y7)"], [("B7", "R4")]))
+    assert any("not placed this turn: B7" in f
+               for f in faults(["R1 R2 R3 R4", "B5 B6 J(B7)", "R7 K7 J(Y7)"], [("B7", "B7")]))
+    # with the free reading a table joker may stand for anything, and nothing is freed
+    assert faults(["R1 R2 R3 R4 J(R5)", "B5 B6 B7", "R7 K7 J(Y7)"], rules=FREE) == []
 
 
 def test_k_open_1_referee_checks_the_bar_and_the_rack():

@@ -1,4 +1,4 @@
-"""Notation (RULES.md, Notation): tiles, racks, melds and cards read and printed; bad
+"""Notation (docs/rules.md, Notation): tiles, racks, melds and cards read and printed; bad
 tokens named in the error."""
 
 import numpy as np

@@ -1,4 +1,4 @@
-"""The worked examples of the rules text (seeds/000, RULES.md section T and K) through the
+"""The worked examples of the rules text (seeds/000, docs/rules.md section T and K) through the
 public solver API."""
 
 import pytest

@@ -118,7 +118,7 @@ def _solver_rules(rules: Rules | str | None) -> Rules:
     if rules.family == "rummy101-cards":
         raise RulesError(
             "the opening solver covers the tile games (rummy101, rummikub); "
-            "card Rummy 101 has no opening requirement (RULES.md, C)"
+            "card Rummy 101 has no opening requirement (docs/rules.md, C)"
         )
     return rules
 

@@ -104,3 +104,19 @@ def to_meld(row) -> Meld:
         cols = [c for c in range(4) if (colours >> c) & 1]
         return Meld("set", tuple(kind(c, key) for c in cols), tuple(bool((jokers >> c) & 1) for c in cols))
     return Meld("pair", (key, key), (False, bool(jokers)))
+
+
+def meld_row(meld: Meld) -> tuple[int, ...]:
+    """A :class:`~sim.tiles.Meld` (a run or a set) as a meld row: :func:`to_meld`'s inverse."""
+    from sim.tiles import colour_of, number_of
+
+    if meld.kind == "run":
+        first = number_of(meld.tiles[0])
+        jokers = sum(1 << (number_of(k) - 1) for k, j in zip(meld.tiles, meld.jokers, strict=True) if j)
+        c = colour_of(meld.tiles[0])
+        return (RUN, c, first, len(meld.tiles), 1 << c, jokers)
+    if meld.kind == "set":
+        colours = sum(1 << colour_of(k) for k in meld.tiles)
+        jokers = sum(1 << colour_of(k) for k, j in zip(meld.tiles, meld.jokers, strict=True) if j)
+        return (SET, number_of(meld.tiles[0]), 0, len(meld.tiles), colours, jokers)
+    raise ValueError(f"{meld.kind}: only runs and sets are meld rows of the tile table")

@@ -1,4 +1,4 @@
-"""Rummy 101 with cards (RULES.md section C): the hand solver and whole matches played by bots.
+"""Rummy 101 with cards (docs/rules.md section C): the hand solver and whole matches played by bots.
 
 The modules, from the rules to the data:
 

@@ -25,7 +25,7 @@ __all__ = ["comeback", "first_dealer_wins", "hand_finishes", "hands_per_match", 
            "rummy_worth"]
 
 # Rules columns of the matches table copied onto the hands and players rows.
-FACTS = ("players", "partners", "target", "decks", "rack_size", "deal_size", "finish_factor")
+FACTS = ("players", "partners", "target", "decks", "rack_size", "deal_size", "finish_factor", "rummy_layoffs")
 DEFAULT_BY = ("players", "partners")
 
 

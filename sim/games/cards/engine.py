@@ -1,4 +1,4 @@
-"""Whole matches of card Rummy 101, hand by hand (numba; RULES.md section C).
+"""Whole matches of card Rummy 101, hand by hand (numba; docs/rules.md section C).
 
 A match is hands dealt until a player (with ``partners``, a team) reaches the target
 (C-MATCH-1). The first dealer of match ``m`` is seat ``m % players``, so that every seat
@@ -14,7 +14,8 @@ from the discard. Every card but one melded or laid off and the last one discard
 the hand (C-OUT-1/2); the player to move finding the stock empty washes it (C-WASH-1).
 The player going out scores the cards left in the other hands, or with ``partners`` in
 the two opponents' hands (C-SCORE-1, C-TEAM-1), times ``finish_factor`` for going rummy:
-out in one turn without having melded or laid off earlier in the hand (C-SCORE-2).
+out in one turn without having melded or laid off earlier in the hand, every card but the
+discard in the player's own new melds (C-SCORE-2; ``rummy_layoffs``: lay-offs allowed).
 
 The bots (``policies`` per seat):
 
@@ -62,7 +63,7 @@ from sim.games.cards.hand import (
 from sim.jit import I1, I2, I3, U1, boolean, i64, kernel
 
 # The rules as integers (rp).
-RP_PLAYERS, RP_SIZE, RP_DECKS, RP_TARGET, RP_PARTNERS, RP_RUMMY, RP_LEN = range(7)
+RP_PLAYERS, RP_SIZE, RP_DECKS, RP_TARGET, RP_PARTNERS, RP_RUMMY, RP_RUMMY_LAYOFFS, RP_LEN = range(8)
 POLICY_GREEDY, POLICY_CAREFUL = 0, 1
 FINISH_OUT, FINISH_RUMMY, FINISH_WASH = 0, 1, 2
 # One row per match (out_m).
@@ -85,6 +86,20 @@ MAX_HANDS = 100_000  # the same for a match
 MAX_EVENTS = 200_000  # a traced match
 MAX_TRACE_HANDS = 5000
 REACH = 20  # careful: an opponent this many points a hand short of the target is one hand away
+
+
+def match_error(code: int, match_id: int, rules) -> Exception:
+    """The error a match's engine reported, as a :class:`~sim.errors.PlayError` naming the
+    match and the cap it reached (the caps are limits of play, stated in the README)."""
+    from sim.errors import PlayError
+
+    if code == ERR_HANDS:
+        return PlayError(f"match {match_id} did not end in {MAX_HANDS:,} hands (every hand a wash? C-WASH-1, "
+                         f"C-MATCH-1): {rules.players} players, {rules.deal_size()} cards each, {rules.decks} "
+                         f"deck(s), target {rules.target}")
+    if code == ERR_TURNS:
+        return PlayError(f"a hand of match {match_id} went on for more than {MAX_TURNS:,} turns")
+    return PlayError(f"match {match_id}: the engine stopped with error {code}")
 
 
 @kernel(i64, i64, i64, I1, U1)
@@ -150,6 +165,15 @@ def _solve(h, table, nt, forbid, paths, result):
     result[:] = 0
     result[R_BEST] = -1
     _search(h, table, nt, 0, 0, 0, paths[0], paths[1], paths[2], result, forbid)
+
+
+@kernel(inline=True)
+def _lays_off(path, steps):
+    """Whether arrangement ``path`` lays a card off on a table meld."""
+    for d in range(steps):
+        if path[d, 0] == OP_LAYOFF:
+            return True
+    return False
 
 
 @kernel(inline=True)
@@ -325,7 +349,14 @@ def _play_hand(seed, match_id, hand, dealer, rp, policies, fixed, deck, hands, t
         _emit(ev, g, tracing, hand, seat, turn, ACT_DRAW, card, 1 if take else 0, 0, 0)
         _solve(h, table, nt, forbid, paths, result)
         if result[R_OUT]:  # C-OUT-1/2: every card but one placed, the last discarded
-            rummy = seats[seat, S_ANY] == 0  # C-SCORE-2
+            rummy = seats[seat, S_ANY] == 0  # C-SCORE-2: nothing placed earlier in the hand...
+            if rummy and rp[RP_RUMMY_LAYOFFS] == 0 and _lays_off(paths[2], result[R_OUT_STEPS]):
+                # ...and every card but the discard in its own new melds: an out without
+                # lay-offs, if the hand has one, else a plain out
+                _solve(h, table, 0, forbid, paths, result)
+                rummy = result[R_OUT] == 1
+                if not rummy:
+                    _solve(h, table, nt, forbid, paths, result)
             nt, placed = _lay_down(h, table, nt, paths[2], result[R_OUT_STEPS], ev, g, tracing, hand, seat, turn)
             seats[seat, S_MELDED] += placed
             last = -1

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from sim.errors import RulesError
+from sim.errors import PlayError, RulesError
 from sim.games.cards import POLICIES
 from sim.games.family import policy_codes as seat_codes
 from sim.jit import prepare
@@ -27,6 +27,7 @@ def rules_params(rules: Rules) -> np.ndarray:
     rp[e.RP_TARGET] = rules.target
     rp[e.RP_PARTNERS] = rules.partners
     rp[e.RP_RUMMY] = rules.finish_factor  # C-SCORE-2: going rummy doubles the hand
+    rp[e.RP_RUMMY_LAYOFFS] = rules.rummy_layoffs  # C-SCORE-2: a one-turn out with lay-offs is rummy too
     return rp
 
 
@@ -113,11 +114,12 @@ def trace_match(rules: Rules, seed: int, match_id: int, policies: np.ndarray,
     ends = np.zeros((e.MAX_TRACE_HANDS, rules.players, 52), dtype=np.int64)
     res, g = _play(rules, seed, match_id, 1, policies, fixed, (ev, ends))
     n_hands = res.hands.shape[0]
-    if n_hands > e.MAX_TRACE_HANDS:
-        raise RuntimeError(f"match {match_id}: more than {e.MAX_TRACE_HANDS} hands to trace")
+    if res.matches[0, e.M_ERROR]:
+        raise e.match_error(int(res.matches[0, e.M_ERROR]), match_id, rules)
+    if n_hands > e.MAX_TRACE_HANDS or g[e.G_ERROR] == e.ERR_TRACE:
+        raise PlayError(f"match {match_id} has {n_hands:,} hands: more than a trace holds ({e.MAX_TRACE_HANDS:,} "
+                        f"hands, {e.MAX_EVENTS:,} actions); play it without --trace")
     decks = np.stack([fixed[h] if h < fixed.shape[0] else e.hand_deck(seed, match_id, h, rules.decks)
                       for h in range(n_hands)])
-    if g[e.G_ERROR] == e.ERR_TRACE or res.matches[0, e.M_ERROR]:
-        raise RuntimeError(f"match {match_id}: engine error {int(res.matches[0, e.M_ERROR])}")
     return TracedMatch(rules, res.matches[0], res.hands, res.players, decks, ev[:int(g[e.G_NEVENTS])].copy(),
                        ends[:n_hands].copy())

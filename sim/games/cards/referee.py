@@ -7,7 +7,8 @@ is, every draw from the right pile (the stock's next card, or the discard pile's
 every meld and lay-off (C-MELD-1: cards held, the meld valid, a lay-off leaving a valid
 meld), the discard (held, and not the card just taken from the discard pile, C-TURN-1),
 the last card never melded (C-OUT-2), going out and the wash at the right moment
-(C-OUT-1, C-WASH-1), each hand's points (C-SCORE-1, the rummy factor of C-SCORE-2, the
+(C-OUT-1, C-WASH-1), each hand's points (C-SCORE-1, the rummy factor of C-SCORE-2 for an
+out in one turn with nothing placed before and, unless ``rummy_layoffs``, no lay-off; the
 opponents' cards only with partners, C-TEAM-1), the running totals, and the match
 ending on the first hand that takes a player or team to the target (C-MATCH-1).
 """
@@ -110,6 +111,7 @@ def _hand(rules: Rules, hand: dict, dealer: int, totals: list[int], problems: li
         h = held[seat]
         h[ev["card"]] += 1
         placed_now = False
+        laid_off = False
         i += 1
         while i < len(events) and events[i]["action"] in ("meld", "layoff"):
             ev = events[i]
@@ -130,6 +132,7 @@ def _hand(rules: Rules, hand: dict, dealer: int, totals: list[int], problems: li
                 if not is_meld(table[m] + cards):
                     bad(f"event {i}: {cards[0]} does not lay off on {' '.join(table[m])} (C-MELD-1)")
                 table[m] = table[m] + cards
+                laid_off = True
             h.subtract(cards)
             placed_now = True
             i += 1
@@ -153,7 +156,9 @@ def _hand(rules: Rules, hand: dict, dealer: int, totals: list[int], problems: li
             return
         if empty:
             winner = seat
-            rummy = not placed_before[seat]  # C-SCORE-2, out in this one turn
+            # C-SCORE-2: out in this one turn, nothing placed before, and (unless
+            # rummy_layoffs) every card in the player's own new melds
+            rummy = not placed_before[seat] and (rules.rummy_layoffs or not laid_off)
             finish = "rummy" if rummy else "out"
             if events[i].get("rummy") is not None and events[i]["rummy"] != rummy:
                 bad(f"event {i}: rummy is {events[i]['rummy']}, the rules say {rummy} (C-SCORE-2)")

@@ -15,7 +15,7 @@ from sim.store import nullable
 FINISH = pl.Enum(list(FINISHES))
 POLICY = pl.Enum(list(POLICIES))
 # The rules fields a card variant is swept over, a column each in the matches table.
-VARIANT_FIELDS = ("players", "partners", "target", "decks", "rack_size", "finish_factor")
+VARIANT_FIELDS = ("players", "partners", "target", "decks", "rack_size", "finish_factor", "rummy_layoffs")
 
 
 def _column(rules: Rules, name: str, count: int) -> pl.Series:
@@ -39,7 +39,7 @@ def chunk_tables(rules: Rules, seed: int, start: int, count: int, policies: list
     m, h, p = res.matches, res.hands, res.players
     if (m[:, e.M_ERROR] != 0).any():
         bad = int(np.flatnonzero(m[:, e.M_ERROR])[0])
-        raise RuntimeError(f"engine error {int(m[bad, e.M_ERROR])} in match {start + bad}")
+        raise e.match_error(int(m[bad, e.M_ERROR]), start + bad, rules)
     players = rules.players
     match_id = np.arange(start, start + count, dtype=np.int64)
     winner = m[:, e.M_WINNER]

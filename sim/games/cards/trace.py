@@ -18,7 +18,8 @@ from sim.tiles import card_name
 TRACE_VERSION = 1
 FINISH_TEXT = {
     "out": "went out: every card but one melded or laid off, the last discarded (C-OUT-1/2)",
-    "rummy": "went rummy: out in one turn with nothing melded or laid off before (C-SCORE-2)",
+    "rummy": "went rummy: out in one turn with nothing melded or laid off before, all in its own new melds "
+             "(C-SCORE-2)",
     "wash": "the player to move found the stock empty: a wash, nobody scores (C-WASH-1)",
 }
 
@@ -172,7 +173,10 @@ def format_trace(trace: dict) -> str:
                 text = "finds the stock empty: wash (C-WASH-1)"
             lines += _wrap(">", f"{who}: {text}")
         res = hand["result"]
-        lines.append(f"  = {FINISH_TEXT[res['finish']]}")
+        done = FINISH_TEXT[res["finish"]]
+        if res["finish"] == "rummy" and r.rummy_layoffs:
+            done = done.replace("all in its own new melds", "lay-offs allowed (rummy_layoffs)")
+        lines.append(f"  = {done}")
         if res["winner_seat"] is not None:
             lines.append(f"    seat {res['winner_seat']} scores {res['points']} (C-SCORE-1"
                          + (", the partner's cards count nothing, C-TEAM-1" if r.partners else "") + ")")

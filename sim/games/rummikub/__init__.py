@@ -1,10 +1,12 @@
-"""Rummikub (RULES.md section K): the exact table solver and whole rounds played by bots.
+"""Rummikub (docs/rules.md section K): the exact table solver and whole rounds played by bots.
 
 The modules, from the rules to the data:
 
 - :mod:`.table`: the table solver (numba): the best play of a rack onto a table that may
-  be rebuilt as a whole; :mod:`.tableplay` is its Python face (:func:`sim.table_play`,
-  ``sim solve --table``);
+  be rebuilt as a whole; :mod:`.tableturn` one turn's table play, the table's jokers
+  bound, freed or locked as the rules say (K-JOKER-1/2), and :mod:`.tablecall` its entry
+  from Python; :mod:`.tableplay` is its Python face (:func:`sim.table_play`, ``sim solve
+  --table``);
 - :mod:`.engine`: the round engine and its two bots (numba); :mod:`.play` its Python face
   (rules and policies as arrays, chunks, traced rounds);
 - :mod:`.tables`: chunks of rounds as the ``rounds`` and ``players`` tables;
@@ -20,7 +22,7 @@ from sim.precision import Metric
 
 POLICIES = ("greedy", "careful")  # engine.POLICY_GREEDY, POLICY_CAREFUL
 FINISHES = ("out", "blocked", "last_call")  # engine.FINISH_*
-TABLE_MODULES = ("sim.games.rummikub.table",)
+TABLE_MODULES = ("sim.games.rummikub.table", "sim.games.rummikub.tableturn", "sim.games.rummikub.tablecall")
 
 
 def _workload(name: str, modules: tuple[str, ...]):
@@ -41,7 +43,7 @@ class Rummikub(Family):
     policies = POLICIES
     finishes = FINISHES
     kernel_modules = ("sim.deal", "sim.solver.runs", "sim.solver.kernel", "sim.solver.layout",
-                      "sim.games.rummikub.table", "sim.games.rummikub.engine")
+                      "sim.games.rummikub.table", "sim.games.rummikub.tableturn", "sim.games.rummikub.engine")
     uses_run_table = True
     metrics = (
         *SHARED_METRICS,

@@ -1,4 +1,4 @@
-"""A whole Rummikub round, turn by turn, and chunks of rounds (numba; RULES.md section K).
+"""A whole Rummikub round, turn by turn, and chunks of rounds (numba; docs/rules.md section K).
 
 The deal (K-SET-1: 14 tiles each, seat 0 starts, the rest a pool drawn in order), then
 turns in seat order. Before opening a turn lays melds from the rack only, worth the bar
@@ -32,19 +32,20 @@ from __future__ import annotations
 import numpy as np
 
 from sim.deal import deal_round, full_deck
-from sim.games.rummikub.table import OUT_ROWS, PRIMARY, solve
+from sim.games.rummikub.table import OUT_ROWS, PRIMARY
 from sim.games.rummikub.table import SPACE as TABLE_SPACE
+from sim.games.rummikub.tableturn import FREED_LEN, WORK, best_play, row_tiles
 from sim.jit import I1, I2, I3, U1, boolean, i64, kernel, tuple_of
 from sim.solver.arrays import SOLVER_ARRAYS, SOLVER_SPACE, best_melds
 from sim.solver.kernel import LEAF_LEN, new_space
-from sim.solver.layout import F_COLOURS, F_FIRST, F_JOKERS, F_KEY, F_KIND, F_LEN, MELD_FIELDS, SET
+from sim.solver.layout import F_LEN, MELD_FIELDS
 from sim.solver.runs import new_run_space
 from sim.tiles import COUNTS_LEN, JOKER, KINDS, NUMBERS
 
 # --- rules parameters ----------------------------------------------------------------------
 (RP_PLAYERS, RP_RACK, RP_JOKERS, RP_OPEN_POINTS, RP_JOKER_PENALTY, RP_G3MAX, RP_WRAP, RP_LOCKED,
- RP_EASING, RP_EASING_STEP, RP_EASING_EVERY, RP_EASING_FLOOR, RP_LAST_CALL, RP_DUPLICATE) = range(14)
-RP_LEN = 14  # RP_DUPLICATE is not a rule: the players with ``--duplicate`` deals (sim.deal.deal_round), else 0
+ RP_EASING, RP_EASING_STEP, RP_EASING_EVERY, RP_EASING_FLOOR, RP_LAST_CALL, RP_BOUND, RP_DUPLICATE) = range(15)
+RP_LEN = 15  # RP_DUPLICATE is not a rule: the players with ``--duplicate`` deals (sim.deal.deal_round), else 0
 
 POLICY_GREEDY, POLICY_CAREFUL = 0, 1  # sim.games.rummikub.POLICIES
 SMALL_PLAY = 10  # careful: plays worth less are held back (unless they empty the rack)...
@@ -66,8 +67,10 @@ SCORE_UNIT = 12  # scores are kept in twelfths: a gain shared by 2, 3 or 4 winne
 ERR_NONE, ERR_TOO_LONG, ERR_MEMO, ERR_NO_TABLE, ERR_BAD_MELD, ERR_EVENTS = range(6)
 
 EV_DRAW, EV_OPEN, EV_PLAY, EV_PASS, EV_END = range(5)
-EV_TYPE, EV_SEAT, EV_TURN, EV_TILE, EV_VALUE, EV_BAR, EV_ROWS = range(7)
-EV_FIELDS = 7
+# EV_FREED: a play's freed jokers (K-JOKER-1/2), two at most, 6 bits each of the tile
+# stood for and of the tile that freed it, plus one: (t + 1) | (by + 1) << 6, then << 12.
+EV_TYPE, EV_SEAT, EV_TURN, EV_TILE, EV_VALUE, EV_BAR, EV_ROWS, EV_FREED = range(8)
+EV_FIELDS = 8
 
 MAX_TABLE = OUT_ROWS  # melds on the table: 106 tiles make at most 35
 MAX_TURNS = 2000
@@ -80,35 +83,12 @@ R_LEN = 7
  P_JOKERS_LEFT, P_SCORE, P_TURNS) = range(10)
 P_LEN = 10
 
-# Work arrays of the table play (see new_round_space): the table's loose tiles, the rack
-# searched, the tiles placed, the solver's melds, the best play's melds and tiles, and the
-# table being rebuilt.
-WORK = tuple_of(I1, I1, I1, I2, I2, I1, I2)
+# The table play's work arrays are those of sim.games.rummikub.tableturn.WORK.
 ROUND_SPACE = tuple_of(I2, I2, I2, I1, SOLVER_SPACE, I2, WORK, I1, U1)
 TRACE = tuple_of(I2, I3, I2)
 
 
 # --- tiles and melds --------------------------------------------------------------------------
-
-
-@kernel(inline=True)
-def row_tiles(row, counts, sign):
-    """Add (``sign`` 1) or take away (-1) the tiles of a meld row to ``counts``, a joker
-    at JOKER."""
-    if row[F_KIND] == SET:
-        for c in range(4):
-            if (row[F_COLOURS] >> c) & 1:
-                if (row[F_JOKERS] >> c) & 1:
-                    counts[JOKER] += sign
-                else:
-                    counts[c * NUMBERS + row[F_KEY] - 1] += sign
-    else:
-        for q in range(row[F_LEN]):
-            n = (row[F_FIRST] - 1 + q) % NUMBERS + 1  # runs wrap from 13 to 1 (K-VAR wrap_runs)
-            if (row[F_JOKERS] >> (n - 1)) & 1:
-                counts[JOKER] += sign
-            else:
-                counts[row[F_KEY] * NUMBERS + n - 1] += sign
 
 
 @kernel(inline=True)
@@ -152,6 +132,7 @@ def event(events, g, kind, p, turn, tile, value, bar, rows):
     events[i, EV_VALUE] = value
     events[i, EV_BAR] = bar
     events[i, EV_ROWS] = rows
+    events[i, EV_FREED] = 0
     g[G_NEVENTS] = i + 1
     return i
 
@@ -214,111 +195,15 @@ def try_open(p, racks, table, ps, g, rp, S, space, rows, trace):
 # --- table play (K-PLAY-1, K-JOKER-1/2) --------------------------------------------------------
 
 
-@kernel(I1, I2, i64, I1, TABLE_SPACE, WORK, boolean, i64)
-def best_play(rack, table, ntable, rp, ts, work, use_jokers, must):
-    """The play placing the most rack value on ``table`` (a rack joker at the joker
-    penalty, K-END-1): ``(weight, rows)``, the weight ``PRIMARY * value + tiles`` (0 for
-    none, -2 when the solver's memory is too small), the rebuilt table in the ``rows``
-    first rows of ``work``'s last array and the rack tiles placed in its sixth.
-    ``use_jokers`` False keeps the rack's jokers back. ``must`` (a kind, or -1): only plays
-    placing that rack tile are sought (the caller knows no other play exists).
-
-    With ``locked_jokers`` the melds holding a joker are set aside and stay as they are
-    (K-VAR), except that each of their jokers may be freed by the exact tile it stands for,
-    the joker then joining the rest of the table (K-JOKER-1): every choice of retrievals
-    the rack allows is one solve."""
-    loose, r, placed, out, best_rows, best_placed, new_table = work
-    locked = rp[RP_LOCKED] == 1
-    spot_kind = np.empty(8, dtype=np.int64)
-    spot_row = np.empty(8, dtype=np.int64)
-    spot_bit = np.empty(8, dtype=np.int64)
-    spots = 0
-    loose[:] = 0
-    for i in range(ntable):
-        if locked and table[i, F_JOKERS] != 0:
-            for b in range(NUMBERS):
-                if (table[i, F_JOKERS] >> b) & 1 and spots < 8:
-                    if table[i, F_KIND] == SET:  # bit b: the colour the joker stands for
-                        spot_kind[spots] = b * NUMBERS + table[i, F_KEY] - 1
-                    else:  # bit b: the number b + 1
-                        spot_kind[spots] = table[i, F_KEY] * NUMBERS + b
-                    spot_row[spots] = i
-                    spot_bit[spots] = b
-                    spots += 1
-        else:
-            row_tiles(table[i], loose, 1)
-    best = np.int64(0)
-    best_mask = -1
-    best_n = 0
-    if must == JOKER and not use_jokers:
-        return best, 0
-    extra_must = np.int64(0)
-    for mask in range(1 << spots):
-        r[:] = rack
-        if not use_jokers:
-            r[JOKER] = 0
-        freed = 0
-        extra = np.int64(0)
-        for s in range(spots):
-            if (mask >> s) & 1:
-                r[spot_kind[s]] -= 1
-                freed += 1
-                extra += PRIMARY * (spot_kind[s] % NUMBERS + 1) + 1
-        ok = True
-        for k in range(KINDS):
-            if r[k] < 0:
-                ok = False
-        if not ok:
-            continue
-        if must >= 0:  # the tile goes in like a table tile: placed, whatever else is
-            r[must] -= 1
-            loose[must] += 1
-            extra_must = PRIMARY * (rp[RP_JOKER_PENALTY] if must == JOKER else must % NUMBERS + 1) + 1
-        loose[JOKER] += freed
-        w, n = solve(loose, r, 0, rp[RP_JOKER_PENALTY], rp[RP_G3MAX], rp[RP_WRAP] == 1, mask == 0 and must < 0,
-                     ts, out, placed)
-        loose[JOKER] -= freed
-        if must >= 0:
-            loose[must] -= 1
-            if w >= 0:
-                w += extra_must
-                placed[must] += 1
-        if w == -2:
-            return np.int64(-2), 0
-        if w < 0 or n < 0:
-            continue
-        if w + extra > best:
-            best = w + extra
-            best_mask = mask
-            best_n = n
-            best_rows[:n, :] = out[:n, :]
-            best_placed[:] = placed
-            for s in range(spots):
-                if (mask >> s) & 1:
-                    best_placed[spot_kind[s]] += 1
-    if best_mask < 0:
-        return np.int64(0), 0
-    # The rebuilt table: the locked melds (a freed joker's place now its exact tile), then
-    # the solver's melds.
-    m = 0
-    for i in range(ntable):
-        if locked and table[i, F_JOKERS] != 0:
-            new_table[m, :] = table[i, :]
-            for s in range(spots):
-                if (best_mask >> s) & 1 and spot_row[s] == i:
-                    new_table[m, F_JOKERS] &= ~(np.int64(1) << spot_bit[s])
-            m += 1
-    new_table[m:m + best_n, :] = best_rows[:best_n, :]
-    return best, m + best_n
-
-
 @kernel(i64, I2, I2, I2, I1, I1, TABLE_SPACE, WORK, TRACE)
 def try_play(p, racks, table, ps, g, rp, ts, work, trace):
     """After opening: place tiles if the bot wants to (K-PLAY-1). True if it played."""
     events, ev_rows, ev_placed = trace
-    best_placed, new_table = work[5], work[6]
+    best_placed, freed, new_table = work[7], work[8], work[9]
     rack = racks[p]
     ntable = g[G_NTABLE]
+    penalty, g3max, cyclic = rp[RP_JOKER_PENALTY], rp[RP_G3MAX], rp[RP_WRAP] == 1
+    locked, bound = rp[RP_LOCKED] == 1, rp[RP_BOUND] == 1
     # Nothing could be placed last turn and the table has not changed since: a play now
     # must place the tile drawn since, which makes the search far shorter.
     must = -1
@@ -326,7 +211,7 @@ def try_play(p, racks, table, ps, g, rp, ts, work, trace):
         must = ps[p, PS_DRAWN_SINCE]
         if must < 0:
             return False  # nothing drawn either (the pool is empty): still nothing to place
-    w, n = best_play(rack, table, ntable, rp, ts, work, True, must)
+    w, n = best_play(rack, table, ntable, 0, penalty, g3max, cyclic, locked, bound, ts, work, True, must)
     if w == 0:
         ps[p, PS_FAILED_AT] = g[G_TABLE_CHANGES] + 1
         ps[p, PS_DRAWN_SINCE] = -1
@@ -335,7 +220,7 @@ def try_play(p, racks, table, ps, g, rp, ts, work, trace):
     if (w > 0 and ps[p, PS_POLICY] == POLICY_CAREFUL and rack_tiles(best_placed) < rack_tiles(rack)
             and g[G_DECK] - g[G_POOL] > LOW_POOL):
         if best_placed[JOKER] > 0:  # else the best play is the best without jokers already
-            w, n = best_play(rack, table, ntable, rp, ts, work, False, must)
+            w, n = best_play(rack, table, ntable, 0, penalty, g3max, cyclic, locked, bound, ts, work, False, must)
         if 0 <= w < SMALL_PLAY * PRIMARY:
             w = 0
     if w == -2:
@@ -358,6 +243,8 @@ def try_play(p, racks, table, ps, g, rp, ts, work, trace):
     if e >= 0:
         ev_rows[e, :n, :] = table[:n, :]
         ev_placed[e, :] = best_placed
+        for i in range(min(2, freed[0])):
+            events[e, EV_FREED] |= ((freed[1 + 2 * i] + 1) | ((freed[2 + 2 * i] + 1) << 6)) << (12 * i)
     return True
 
 
@@ -494,9 +381,10 @@ def new_round_space(n_states, players, set_jokers):
         (new_space(n_states), new_run_space(n_states), np.empty(LEAF_LEN, dtype=np.int64)),
         np.zeros((MAX_TABLE, MELD_FIELDS), dtype=np.int64),  # opening melds
         (np.zeros(COUNTS_LEN, dtype=np.int64), np.zeros(COUNTS_LEN, dtype=np.int64),
+         np.zeros(COUNTS_LEN, dtype=np.int64), np.zeros(COUNTS_LEN, dtype=np.int64),
          np.zeros(COUNTS_LEN, dtype=np.int64), np.zeros((OUT_ROWS, MELD_FIELDS), dtype=np.int64),
          np.zeros((OUT_ROWS, MELD_FIELDS), dtype=np.int64), np.zeros(COUNTS_LEN, dtype=np.int64),
-         np.zeros((MAX_TABLE, MELD_FIELDS), dtype=np.int64)),  # table play work
+         np.zeros(FREED_LEN, dtype=np.int64), np.zeros((MAX_TABLE, MELD_FIELDS), dtype=np.int64)),  # tableturn.WORK
         full_deck(set_jokers),  # the round's tiles
         np.zeros(4, dtype=np.uint64),  # random words for the shuffle
     )

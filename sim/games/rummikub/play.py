@@ -37,6 +37,7 @@ def rules_params(rules: Rules, duplicate: bool = False) -> np.ndarray:
     rp[e.RP_EASING_EVERY] = rules.easing_every
     rp[e.RP_EASING_FLOOR] = rules.easing_floor
     rp[e.RP_LAST_CALL] = rules.last_call
+    rp[e.RP_BOUND] = rules.joker_moves == "bound"  # K-JOKER-2
     rp[e.RP_DUPLICATE] = rules.players if duplicate else 0
     return rp
 

@@ -3,15 +3,19 @@
 :func:`referee` replays a JSON trace (:mod:`.trace`, README "JSON traces") and checks
 every turn: whose turn it is, the bar in force (K-OPEN-1, ``easing_open``), an opening
 made of valid melds from the rack only (K-OPEN-2), a table play that keeps every table
-tile and places at least one rack tile (K-PLAY-1, K-JOKER-1/2, ``locked_jokers``), draws
-from the right place in the pool, passes only with the pool empty, the end (K-END-1,
-K-END-2, ``last_call``) and every score. :func:`check_opening` and
+tile and places at least one rack tile (K-PLAY-1, K-JOKER-1/2, ``locked_jokers``), with
+``joker_moves=bound`` every table joker still standing for its tile unless the play freed
+it with a tile placed that turn (K-JOKER-2), draws from the right place in the pool (a
+player may always draw instead of playing, K-PLAY-1), passes only with the pool empty,
+the end (K-END-1, K-END-2; ``last_call``: one more turn each from the player after the
+one who drew the last tile, that player last) and every score. :func:`check_opening` and
 :func:`check_table_play` check one turn. Every check returns the violations it finds,
 one line each naming the rule; an empty list is a legal round.
 """
 
 from __future__ import annotations
 
+import itertools
 from collections import Counter
 from collections.abc import Sequence
 from fractions import Fraction
@@ -52,11 +56,15 @@ def check_opening(rack: Counter, melds: Sequence[Meld], bar: int, rules: Rules) 
     return out
 
 
-def check_table_play(before: Sequence[Meld], rack: Counter, after: Sequence[Meld], rules: Rules) -> list[str]:
+def check_table_play(before: Sequence[Meld], rack: Counter, after: Sequence[Meld], rules: Rules,
+                     freed: Sequence[tuple[str, str]] | None = None) -> list[str]:
     """A table play after opening (K-PLAY-1): the table afterwards is made of valid melds,
     holds every tile it held (K-JOKER-2: jokers included) and at least one rack tile, all
-    from the rack; with ``locked_jokers`` a meld holding a joker is left as it was, or its
-    joker is replaced by the exact tile it stands for and goes into another meld (K-JOKER-1)."""
+    from the rack. ``freed``: the jokers the play says it freed, each as (the tile it
+    stood for, the rack tile that freed it). With ``joker_moves=bound`` every other joker
+    still stands for its tile, and each freeing is by a tile placed that turn that frees
+    it (K-JOKER-1/2); with ``locked_jokers`` a meld holding a joker is left as it was, or
+    its joker is replaced by the exact tile it stands for and goes into another meld."""
     out = _bad_melds(after, rules, "table")
     old, new = _tiles(before), _tiles(after)
     lost = old - new
@@ -68,29 +76,111 @@ def check_table_play(before: Sequence[Meld], rack: Counter, after: Sequence[Meld
     extra = played - rack
     if extra:
         out.append(f"tiles placed that the rack does not hold: {' '.join(sorted(extra.elements()))} (K-PLAY-1)")
+    freed = list(freed or [])
+    if rules.joker_moves == "bound":
+        out += _check_bound(before, after, played, freed)
+    elif freed and not rules.locked_jokers:
+        out.append("jokers freed with joker_moves=free, where table jokers are not bound (K-JOKER-2)")
     if rules.locked_jokers:
-        out += _check_locked(before, after)
+        out += _check_locked(before, after, rules, freed)
     return out
 
 
-def _check_locked(before: Sequence[Meld], after: Sequence[Meld]) -> list[str]:
+def _frees(meld: Meld, k: int) -> set[str]:
+    """The tiles that free the joker standing for ``k`` in ``meld`` (K-JOKER-2): its tile, and
+    for a group of three the colours the group lacks."""
+    from sim.tiles import colour_of, kind
+
+    names = {tile_name(k)}
+    if meld.kind == "set" and len(meld) == 3:
+        present = {colour_of(x) for x in meld.tiles}
+        names |= {tile_name(kind(c, number_of(k))) for c in range(4) if c not in present}
+    return names
+
+
+def _check_bound(before: Sequence[Meld], after: Sequence[Meld], played: Counter,
+                 freed: list[tuple[str, str]]) -> list[str]:
+    """K-JOKER-2 with ``joker_moves=bound``: each freeing names a bound joker and a tile
+    placed this turn that frees it, one tile a joker; every joker not freed still stands
+    for its tile at the end of the turn (the freed ones are on the table: every table tile
+    stays, checked by the caller)."""
+    out = []
+    jokers = [(m, k) for m in before for k, j in zip(m.tiles, m.jokers, strict=True) if j]
+    kept = Counter(tile_name(k) for _, k in jokers)
+    by = Counter(u for _, u in freed)
+    if by - played:
+        out.append(f"jokers freed by tiles not placed this turn: {' '.join(sorted((by - played).elements()))} "
+                   "(K-JOKER-1: one rack tile frees one joker)")
+    left = list(jokers)
+    for t, u in freed:
+        match = next((i for i, (m, k) in enumerate(left) if tile_name(k) == t and u in _frees(m, k)), None)
+        if match is None:
+            out.append(f"J({t}) freed by {u}: no joker on the table standing for {t} that {u} frees (K-JOKER-1/2)")
+            continue
+        kept[t] -= 1
+        left.pop(match)
+    now = Counter(tile_name(k) for m in after for k, j in zip(m.tiles, m.jokers, strict=True) if j)
+    moved = +kept - now
+    if moved:
+        names = " ".join(f"J({t})" for t in sorted(moved.elements()))
+        out.append(f"bound jokers no longer stand for their tiles: {names} (K-JOKER-2: a joker changes only "
+                   "when freed by a rack tile)")
+    return out
+
+
+def _check_locked(before: Sequence[Meld], after: Sequence[Meld], rules: Rules,
+                  freed: list[tuple[str, str]]) -> list[str]:
     """K-VAR ``locked_jokers`` with K-JOKER-1: each meld that held a joker is still on the
-    table as it was, or with jokers replaced by the exact tiles they stood for."""
+    table as it was, or with jokers replaced by the exact tiles they stood for. With
+    ``joker_moves=bound`` a meld whose jokers were all freed (``freed``) is an ordinary
+    meld again, and one partly freed holds the freeing tile in the freed joker's place
+    (K-JOKER-2); a freeing that could be of either of two melds is read the way that
+    keeps the rules, if there is one."""
+    if rules.joker_moves != "bound" or not freed:
+        return _locked_faults(before, after, {})
+    spots = [(i, k) for i, m in enumerate(before) for k, j in zip(m.tiles, m.jokers, strict=True) if j]
+    options = [[s for s in spots if tile_name(s[1]) == t and u in _frees(before[s[0]], s[1])] for t, u in freed]
+    first = None
+    for choice in itertools.product(*options):
+        if len(set(choice)) < len(choice):
+            continue  # one joker freed twice
+        faults = _locked_faults(before, after, {s: parse_tile(u) for s, (_, u) in zip(choice, freed, strict=True)})
+        if not faults:
+            return []
+        first = first if first is not None else faults
+    return first if first is not None else _locked_faults(before, after, {})
+
+
+def _locked_faults(before: Sequence[Meld], after: Sequence[Meld], by: dict[tuple[int, int], int]) -> list[str]:
+    """:func:`_check_locked` for one reading of the freeings: ``by`` maps a joker (its
+    meld's index in ``before`` and its tile) to the tile that freed it (bound jokers)."""
     out = []
     remaining = list(after)
-    freed = 0
-    for meld in before:
+    released = 0
+    for i, meld in enumerate(before):
         if not any(meld.jokers):
             continue
-        match = next((m for m in remaining if m.kind == meld.kind and m.tiles == meld.tiles
-                      and all(j or not jm for j, jm in zip(meld.jokers, m.jokers, strict=True))), None)
+        expected = meld
+        mine = [k for k, j in zip(meld.tiles, meld.jokers, strict=True) if j]
+        hits = {k: by[(i, k)] for k in mine if (i, k) in by}
+        if hits and len(hits) == len(mine):  # every joker freed: the meld may be rearranged
+            released += len(mine)
+            continue
+        if hits:  # some freed: each in its place the tile that freed it
+            cells = [(hits[k], False) if j and k in hits else (k, j)
+                     for k, j in zip(meld.tiles, meld.jokers, strict=True)]
+            if meld.kind == "set":
+                cells.sort()
+            expected = Meld(meld.kind, tuple(k for k, _ in cells), tuple(j for _, j in cells))
+        match = next((m for m in remaining if m.kind == expected.kind and m.tiles == expected.tiles
+                      and all(j or not jm for j, jm in zip(expected.jokers, m.jokers, strict=True))), None)
         if match is None:
             out.append(f"the locked meld {meld} was changed (K-VAR locked_jokers: only its joker may be "
                        "retrieved, by the exact tile, K-JOKER-1)")
             continue
         remaining.remove(match)
-        freed += sum(meld.jokers) - sum(match.jokers)
-    if freed and sum(m.joker_count for m in remaining) < freed:
+        released += sum(meld.jokers) - sum(match.jokers)
+    if released and sum(m.joker_count for m in remaining) < released:
         out.append("a retrieved joker is not in another meld on the table (K-JOKER-1)")
     return out
 
@@ -133,7 +223,7 @@ def expected_scores(racks: list[Counter], finish: str, rules: Rules) -> tuple[li
 
 
 def referee(trace: dict) -> list[str]:
-    """Every violation of RULES.md section K in a JSON trace of a round; empty if none."""
+    """Every violation of docs/rules.md section K in a JSON trace of a round; empty if none."""
     rules = Rules.from_dict(trace["rules"])
     n = rules.players
     out: list[str] = []
@@ -206,7 +296,8 @@ def referee(trace: dict) -> list[str]:
             else:
                 if not opened[p]:
                     out.append(f"{where}: plays on the table before opening (K-OPEN-1)")
-                out += [f"{where}: {v}" for v in check_table_play(table, racks[p], melds, rules)]
+                freed = [(f["joker"][2:-1], f["by"]) for f in e.get("freed", [])]
+                out += [f"{where}: {v}" for v in check_table_play(table, racks[p], melds, rules, freed)]
                 placed = _tiles(melds) - _tiles(table)
                 if Counter(e.get("placed", [])) != placed:
                     out.append(f"{where}: says it placed {' '.join(e.get('placed', []))}; the table gained "

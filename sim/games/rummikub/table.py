@@ -30,8 +30,10 @@ dropped at once instead of failing only when the search reaches that tile
 numba's reference counting: counting their array arguments in and out on every call was
 a fifth of the time.
 
-``locked_jokers`` is handled by the caller (:mod:`.tableplay`): frozen melds are left out,
-and each possible joker retrieval (K-JOKER-1) is one more solve.
+A joker bound to its tile (K-JOKER-2, ``joker_moves=bound``) is a *pinned* copy of that
+tile: a table tile like the others, a joker only where K-MELD-2 counts jokers (see
+:data:`PIN_FIRST`). Freeing jokers (K-JOKER-1) and ``locked_jokers`` are the caller's
+(:mod:`.tableturn`): each choice of jokers freed is one more solve, frozen melds left out.
 """
 
 from __future__ import annotations
@@ -64,24 +66,39 @@ _NO_TABLE = -(1 << 61)  # remembered: no arrangement of the tiles left, whatever
 KEY = 7
 OPEN = 4
 
+# Bound jokers (K-JOKER-2, ``joker_moves=bound``): a table joker bound to tile t is a
+# *pinned* copy of t: forced like a table tile and counted among t's copies (``f``), so
+# that every canonical argument above holds for it as for a numbered tile, but a joker
+# for K-MELD-2 (a group of three holds at most ``g3max``). A meld takes a pinned copy
+# before a real one (the real copy elsewhere can only make its meld hold fewer jokers),
+# except a group of three, which is tried with and without each pinned copy it could
+# hold. Word 4 of the key counts the pinned copies left of the (at most two) kinds the
+# jokers are bound to, from bit 8, two bits each.
+PIN_FIRST = 1 << 30  # _change: a meld that takes pinned copies first
+_PIN_SHIFT = 16  # record bit 16 + q: the meld's q-th tile was a pinned copy
+
 # Scratch of one solver (see new_space), one array so that a call from Python passes one
 # argument (a tuple of thirteen took a microsecond to pass): the counts left (forced,
-# optional, placed on the path), each depth's options, option count, next option, rack
-# record, entry weight and key, the best path, the counters (memo entries, best path
-# length, positions visited, free jokers placed), then the remembered positions (key +
-# bound) and the slots used, to clear them.
+# optional, placed on the path, pinned), the kinds the pinned jokers stand for, each
+# depth's options, option count, next option, rack record, entry weight and key, the best
+# path and its records, the counters (memo entries, best path length, positions visited,
+# free jokers placed), then the remembered positions (key + bound) and the slots used, to
+# clear them.
 SPACE = I1
 _F = 0
 _O = _F + KINDS + 1
 _PLACED = _O + KINDS + 1
-_OPTIONS = _PLACED + KINDS + 1
+_PIN = _PLACED + KINDS + 1
+_PIN_KINDS = _PIN + KINDS + 1
+_OPTIONS = _PIN_KINDS + 2
 _N_OPTS = _OPTIONS + DEPTH * OPTIONS
 _NEXT = _N_OPTS + DEPTH
 _TOOK = _NEXT + DEPTH
 _ENTRY_W = _TOOK + DEPTH
 _KEYS = _ENTRY_W + DEPTH
 _BEST_PATH = _KEYS + DEPTH * (KEY + 1)
-STATS = _BEST_PATH + DEPTH  # the counters: [memo entries, best path length, positions visited, free jokers]
+_BEST_TOOK = _BEST_PATH + DEPTH
+STATS = _BEST_TOOK + DEPTH  # the counters: [memo entries, best path length, positions visited, free jokers]
 _MEMO = STATS + 4
 
 
@@ -94,7 +111,8 @@ def new_space(memo_bits: int) -> np.ndarray:
 
 
 # Options: 0 leaves the tile on the rack; a group is 1 | colours << 2 | jokers << 6 |
-# number << 8; a run is 2 | colour << 2 | first << 4 | length << 8 | joker positions << 11
+# number << 8 | pinned << 12 (a group of three: bit q, its q-th tile is a pinned copy); a
+# run is 2 | colour << 2 | first << 4 | length << 8 | joker positions << 11
 # (bit q: the q-th tile of the run is a joker).
 
 
@@ -255,8 +273,20 @@ def _close_runs(f, o, key):
     key[4] = (key[4] & ~np.int64(48)) | (room << 4)
 
 
-@kernel(I1, I1, I1, i64, i64, i64, i64, boolean, I1, I1, counted=False)
-def _options(f, o, key, x, jokers, g3max, may_leave, cyclic, runs, out):
+@kernel(inline=True)
+def _pinned_at(pin, m):
+    """Whether a bound joker is left at number ``m``. There a free joker may stand for a
+    tile with a copy left: that copy may be the other tile of a group of three holding
+    the bound joker, where the free joker cannot take its place (K-MELD-2), as in
+    ``B3 J(B4) B5`` beside ``J(R4) B4 K4``."""
+    for c in range(COLOURS):
+        if pin[c * NUMBERS + m - 1] > 0:
+            return True
+    return False
+
+
+@kernel(I1, I1, I1, I1, i64, i64, i64, i64, boolean, I1, I1, counted=False)
+def _options(f, o, pin, key, x, jokers, g3max, may_leave, cyclic, runs, out):
     """Every meld that can hold tile ``x``, the lowest left, then (a rack tile) leaving it
     on the rack, written to ``out``; returns how many (jit-compiled).
 
@@ -272,6 +302,8 @@ def _options(f, o, key, x, jokers, g3max, may_leave, cyclic, runs, out):
       Else swap it with the copy in the meld formed last: both melds stand, or that meld
       is a group of three holding the other joker where K-MELD-2 allows one, and its other
       tile then makes a run with the two jokers; a copy left on the rack would score more.
+      A bound joker cannot join such a run, so at a number where one is left a joker may
+      stand for any tile (:func:`_pinned_at`).
     Longer melds come first: they place more, so good plays are found early."""
     c = x // NUMBERS
     n = x % NUMBERS + 1
@@ -301,16 +333,29 @@ def _options(f, o, key, x, jokers, g3max, may_leave, cyclic, runs, out):
                 first += NUMBERS
             need = 0  # positions no tile is left for: jokers
             used = 0
+            may = 0  # positions a joker may take though a tile is left (bound jokers near)
             for q in range(length):
                 if q != p:
-                    k = c * NUMBERS + _number_at(first, q, cyclic) - 1
+                    m = _number_at(first, q, cyclic)
+                    k = c * NUMBERS + m - 1
                     if f[k] + o[k] == 0:
                         need |= 1 << q
                         used += 1
+                    elif _pinned_at(pin, m):
+                        may |= 1 << q
             ends = 0 if length == 3 else 1 | (1 << (length - 1))
-            if used <= jokers and not need & ends:
-                out[count] = 2 | (c << 2) | (first << 4) | (length << 8) | (need << 11)
-                count += 1
+            extra = 0
+            while True:  # the subsets of ``may``, none first
+                mask = need | extra
+                n_jokers = used
+                for q in range(length):
+                    n_jokers += (extra >> q) & 1
+                if n_jokers <= jokers and not mask & ends:
+                    out[count] = 2 | (c << 2) | (first << 4) | (length << 8) | (mask << 11)
+                    count += 1
+                extra = (extra - may) & may
+                if extra == 0:
+                    break
     left = 0  # other colours with a tile of this number left
     others = 0
     for c2 in range(COLOURS):
@@ -322,6 +367,8 @@ def _options(f, o, key, x, jokers, g3max, may_leave, cyclic, runs, out):
         out[count] = 1 | (15 << 2) | (n << 8)
         count += 1
     free = 3 - others  # colours with no tile of this number left: jokers may stand for them
+    if _pinned_at(pin, n):
+        free = 3  # ... or, beside a bound joker, for a colour with a tile left (see _pinned_at)
     sub = 0
     while True:  # groups of three: the subsets of the other colours, smallest first
         real = 1
@@ -329,8 +376,33 @@ def _options(f, o, key, x, jokers, g3max, may_leave, cyclic, runs, out):
             real += (sub >> c2) & 1
         jn = 3 - real
         if 0 <= jn <= jokers and jn <= free and jn <= g3max:
-            out[count] = 1 | ((sub | (1 << c)) << 2) | (jn << 6) | (n << 8)
-            count += 1
+            colours = sub | (1 << c)
+            # Pinned copies (bound jokers) are jokers here (K-MELD-2): by tile position q,
+            # those the group must take (no real copy left) and those it may.
+            must = 0
+            may = 0
+            q = 0
+            for c2 in range(COLOURS):
+                if (colours >> c2) & 1:
+                    k2 = c2 * NUMBERS + n - 1
+                    if pin[k2] > 0:
+                        if f[k2] - pin[k2] + o[k2] == 0:
+                            must |= 1 << q
+                        else:
+                            may |= 1 << q
+                    q += 1
+            extra = 0
+            while True:  # the subsets of ``may``, none first
+                pins = must | extra
+                used = 0
+                for b in range(3):
+                    used += (pins >> b) & 1
+                if jn + used <= g3max:
+                    out[count] = 1 | (colours << 2) | (jn << 6) | (n << 8) | (pins << 12)
+                    count += 1
+                extra = (extra - may) & may
+                if extra == 0:
+                    break
         sub = (sub - left) & left  # the next subset of ``left``
         if sub == 0:
             break
@@ -422,12 +494,14 @@ def _meld_tiles(opt, tiles):
     return length
 
 
-@kernel(I1, I1, I1, I1, I1, i64, i64, i64, counted=False)
-def _change(f, o, placed, key, tiles, size, took, sign):
-    """Take (``sign`` 1) the meld ``tiles[:size]`` from the tiles left, a table copy before a
-    rack copy, or give it back (-1) as ``took`` recorded; returns the record: bit q for a
-    tile taken from the rack, the rack jokers from bit 8 (jit-compiled). The weight gained
-    is ``weights`` summed over the record."""
+@kernel(I1, I1, I1, I1, I1, I1, I1, i64, i64, i64, counted=False)
+def _change(f, o, placed, pin, pin_kinds, key, tiles, size, took, sign):
+    """Take (``sign`` 1) the meld ``tiles[:size]`` from the tiles left, or give it back (-1)
+    as ``took`` recorded; returns the record: bit q for a tile taken from the rack, bit
+    16 + q for a pinned copy, the rack jokers from bit 8 (jit-compiled). The weight
+    gained is ``weights`` summed over the record. Taking, ``took`` says which copies:
+    :data:`PIN_FIRST`, a pinned copy first, or bit 16 + q, a pinned copy for tile q and
+    none for the others; then a table copy before a rack copy."""
     record = 0
     jokers = 0
     for q in range(size):
@@ -437,8 +511,19 @@ def _change(f, o, placed, key, tiles, size, took, sign):
             continue
         shift = 4 * (k % NUMBERS)
         word = k // NUMBERS
-        from_rack = ((took >> q) & 1) == 1 if sign < 0 else f[k] == 0
-        if from_rack:
+        if sign < 0:
+            pinned = ((took >> (_PIN_SHIFT + q)) & 1) == 1
+            from_rack = ((took >> q) & 1) == 1
+        else:
+            pinned = pin[k] > 0 and (((took >> (_PIN_SHIFT + q)) & 1) == 1 or (took & PIN_FIRST) != 0)
+            from_rack = not pinned and f[k] - pin[k] == 0
+        if pinned:
+            pin[k] -= sign
+            f[k] -= sign
+            key[word] -= sign << shift
+            key[4] -= sign << (8 + (0 if pin_kinds[0] == k else 2))
+            record |= 1 << (_PIN_SHIFT + q)
+        elif from_rack:
             o[k] -= sign
             placed[k] += sign
             key[word] -= sign << (shift + 2)
@@ -447,7 +532,7 @@ def _change(f, o, placed, key, tiles, size, took, sign):
             f[k] -= sign
             key[word] -= sign << shift
     if jokers:
-        rack_jokers = took >> 8 if sign < 0 else max(0, jokers - f[KINDS])
+        rack_jokers = (took >> 8) & 3 if sign < 0 else max(0, jokers - f[KINDS])
         table_jokers = jokers - rack_jokers
         f[KINDS] -= sign * table_jokers
         o[KINDS] -= sign * rack_jokers
@@ -460,7 +545,7 @@ def _change(f, o, placed, key, tiles, size, took, sign):
 @kernel(I1, I1, i64, counted=False)
 def _gain(weights, tiles, record):
     """The weight of the rack tiles in ``record`` (see :func:`_change`) (jit-compiled)."""
-    g = (record >> 8) * weights[KINDS]
+    g = ((record >> 8) & 3) * weights[KINDS]
     for q in range(8):
         if (record >> q) & 1:
             g += weights[tiles[q]]
@@ -495,26 +580,31 @@ def _place_jokers(out, rows, jokers, cyclic):
             jokers -= 1
 
 
-@kernel(I1, I1, i64, i64, i64, boolean, boolean, SPACE, I2, I1, entry=True)
-def solve(table, rack, objective, joker_value, g3max, cyclic, beat_nothing, space, out, placed_out):
-    """The best play of ``rack`` onto ``table`` (count vectors of 53, jokers at 52): returns
-    ``(weight, rows)``. The weight is ``PRIMARY * primary + secondary``, primary the
+@kernel(I1, I1, I1, i64, i64, i64, boolean, boolean, SPACE, I2, I1, entry=True)
+def solve(table, pins, rack, objective, joker_value, g3max, cyclic, beat_nothing, space, out, placed_out):
+    """The best play of ``rack`` onto ``table`` (count vectors of 53, jokers at 52; the
+    table's free jokers at 52, its bound jokers in ``pins``, by the tile each stands for,
+    at most two, K-JOKER-2): returns ``(weight, rows)``. The weight is ``PRIMARY * primary + secondary``, primary the
     objective (0: value, a rack joker at ``joker_value``; 1: tiles), secondary the other;
-    the table afterwards is in ``out[:rows]`` as meld rows and the rack tiles placed in
-    ``placed_out``. ``beat_nothing``: the table as it stands is valid, so only plays worth
-    more than nothing are sought, and ``rows`` is -1 when there is none. Weight -1: the
+    the table afterwards is in ``out[:rows]`` as meld rows (a bound joker still standing
+    for its tile) and the rack tiles placed in ``placed_out``. ``beat_nothing``: the
+    table as it stands is valid, so only plays worth more than nothing are sought, and
+    ``rows`` is -1 when there is none. Weight -1: the
     tiles cannot form a table; -2: ``space`` remembers too few positions for this one,
     make a bigger one and solve again (jit-compiled)."""
     f = space[_F:_O]
     o = space[_O:_PLACED]
-    placed = space[_PLACED:_OPTIONS]
+    placed = space[_PLACED:_PIN]
+    pin = space[_PIN:_PIN_KINDS]
+    pin_kinds = space[_PIN_KINDS:_OPTIONS]
     options = space[_OPTIONS:_N_OPTS].reshape((DEPTH, OPTIONS))
     n_opts = space[_N_OPTS:_NEXT]
     next_opt = space[_NEXT:_TOOK]
     took = space[_TOOK:_ENTRY_W]
     entry_w = space[_ENTRY_W:_KEYS]
     keys = space[_KEYS:_BEST_PATH].reshape((DEPTH, KEY + 1))
-    best_path = space[_BEST_PATH:STATS]
+    best_path = space[_BEST_PATH:_BEST_TOOK]
+    best_took = space[_BEST_TOOK:STATS]
     stats = space[STATS:_MEMO]
     slots = (space.shape[0] - _MEMO) // (KEY + 2)
     memo = space[_MEMO:_MEMO + slots * (KEY + 1)]
@@ -525,10 +615,16 @@ def solve(table, rack, objective, joker_value, g3max, cyclic, beat_nothing, spac
         weights[k] = PRIMARY * n + 1 if objective == 0 else PRIMARY + n
     weights[KINDS] = PRIMARY * joker_value + 1 if objective == 0 else PRIMARY + joker_value
     total = np.zeros(KINDS, dtype=np.int64)
+    pin_kinds[0] = -1
+    pin_kinds[1] = -1
     for k in range(KINDS):
-        f[k] = table[k]
+        f[k] = table[k] + pins[k]
         o[k] = rack[k]
-        total[k] = table[k] + rack[k]
+        pin[k] = pins[k]
+        total[k] = f[k] + rack[k]
+        if pins[k] > 0:
+            pin_kinds[0 if pin_kinds[0] < 0 else 1] = k
+    pin[KINDS] = 0
     f[KINDS] = table[JOKER]
     o[KINDS] = rack[JOKER]
     placed[:] = 0
@@ -556,9 +652,14 @@ def solve(table, rack, objective, joker_value, g3max, cyclic, beat_nothing, spac
     runs = np.zeros(OPEN, dtype=np.int64)
     rem = o[KINDS] * weights[KINDS]
     for k in range(KINDS):
-        key[k // NUMBERS] += (f[k] | (o[k] << 2)) << (4 * (k % NUMBERS))
+        # f + 4 o in 4 bits: with two jokers bound to a tile whose copies are both on the
+        # table, f is 4 and o is 0, a field no position of that solve can share
+        key[k // NUMBERS] += (f[k] + (o[k] << 2)) << (4 * (k % NUMBERS))
         rem += o[k] * weights[k]
     key[4] = f[KINDS] | (o[KINDS] << 2)
+    for i in range(2):
+        if pin_kinds[i] >= 0:
+            key[4] |= pin[pin_kinds[i]] << (8 + 2 * i)
     # the memo starts empty
     memo_mask = min(memo_used.shape[0], 1 << START_BITS) - 1  # widened if the search needs
     for i in range(stats[0]):
@@ -617,6 +718,7 @@ def solve(table, rack, objective, joker_value, g3max, cyclic, beat_nothing, spac
                         stats[3] = f[KINDS] + extra
                         for d in range(depth):
                             best_path[d] = options[d, next_opt[d] - 1]
+                            best_took[d] = took[d]
                         for k in range(KINDS + 1):
                             placed_out[k] = placed[k]
                         placed_out[KINDS] += extra
@@ -637,7 +739,7 @@ def solve(table, rack, objective, joker_value, g3max, cyclic, beat_nothing, spac
                 keys[depth, i] = key[i]
             keys[depth, KEY] = low
             may_leave = 1 if f[x] == 0 else 0
-            n_opts[depth] = _options(f, o, key, x, f[KINDS] + o[KINDS], g3max, may_leave, cyclic, runs,
+            n_opts[depth] = _options(f, o, pin, key, x, f[KINDS] + o[KINDS], g3max, may_leave, cyclic, runs,
                                      options[depth])
             next_opt[depth] = 0
             mode = 1
@@ -689,8 +791,11 @@ def solve(table, rack, objective, joker_value, g3max, cyclic, beat_nothing, spac
                 took[depth] = 0
             else:
                 size = _meld_tiles(opt, tiles)
-                record = _change(f, o, placed, key, tiles, size, 0, 1)
                 kind = opt & 3
+                copies = PIN_FIRST  # which copies: a group of three says, the other melds take pinned ones first
+                if kind == 1 and (opt >> 2) & 15 != 15:
+                    copies = ((opt >> 12) & 7) << _PIN_SHIFT
+                record = _change(f, o, placed, pin, pin_kinds, key, tiles, size, copies, 1)
                 c = (opt >> 2) & 3
                 room = (key[4] >> 4) & 3
                 if kind == 3:  # a run extended: it ends at the tile now
@@ -740,7 +845,7 @@ def solve(table, rack, objective, joker_value, g3max, cyclic, beat_nothing, spac
             else:
                 size = _meld_tiles(opt, tiles)
                 g = _gain(weights, tiles, took[depth])
-                _change(f, o, placed, key, tiles, size, took[depth], -1)
+                _change(f, o, placed, pin, pin_kinds, key, tiles, size, took[depth], -1)
                 w -= g
                 rem += g
             for i in range(KEY):
@@ -753,12 +858,18 @@ def solve(table, rack, objective, joker_value, g3max, cyclic, beat_nothing, spac
         opt = best_path[d]
         if opt == 0:
             continue
+        pinned = best_took[d] >> _PIN_SHIFT  # bit q: the meld's q-th tile is a bound joker
         if opt & 3 == 1:
             colours = (opt >> 2) & 15
             jokers = (opt >> 6) & 3
             jmask = 0
-            for c in range(COLOURS):  # jokers stand for the first colours missing
-                if jokers > 0 and not (colours >> c) & 1:
+            q = 0
+            for c in range(COLOURS):
+                if (colours >> c) & 1:
+                    if (pinned >> q) & 1:
+                        jmask |= 1 << c  # a bound joker standing for its colour
+                    q += 1
+                elif jokers > 0:  # free jokers stand for the first colours missing
                     jmask |= 1 << c
                     jokers -= 1
             size = 0
@@ -779,6 +890,8 @@ def solve(table, rack, objective, joker_value, g3max, cyclic, beat_nothing, spac
                         and out[r, F_FIRST] + out[r, F_LEN] - 1 == end):
                     for i in range(gap):
                         out[r, F_JOKERS] |= 1 << (end + i)  # a joker stands for end + 1 + i
+                    if pinned & 1:
+                        out[r, F_JOKERS] |= 1 << (end + gap)  # the tile reached is a bound joker
                     out[r, F_LEN] += gap + 1
                     break
             continue
@@ -789,7 +902,7 @@ def solve(table, rack, objective, joker_value, g3max, cyclic, beat_nothing, spac
             mask = (opt >> 11) & 31
             jbits = 0
             for q in range(length):
-                if (mask >> q) & 1:
+                if ((mask | pinned) >> q) & 1:
                     jbits |= 1 << (_number_at(first, q, True) - 1)
             out[rows, F_KIND] = RUN
             out[rows, F_KEY] = c

@@ -2,14 +2,14 @@
 Rummikub table that may be rebuilt as a whole (K-PLAY-1, K-JOKER-1/2).
 
 It reads and checks the table (every meld valid under the rules in force, no tile beyond
-the set's copies across rack and table), sets aside the melds ``locked_jokers`` freezes
-(trying each retrieval of their jokers by the exact tile, K-JOKER-1), and hands the rest
-to the jit-compiled programme of :mod:`.table`.
+the set's copies across rack and table) and hands it to the jit-compiled turn the engine
+plays too (:mod:`.tableturn`: the table's jokers bound, freed or locked as the rules say,
+K-JOKER-1/2, then the exact solver of :mod:`.table`), so that a play found here is the
+play the bots would make.
 """
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -30,9 +30,11 @@ class TablePlay:
 
     ``value``: the rack value placed (a tile at its number, a rack joker at the joker
     penalty, K-END-1); ``tiles``: rack tiles placed; ``played``: those tiles; ``melds``: the
-    whole table afterwards (a joker shown with the tile it stands for); ``can_play``: at
-    least one rack tile placed. ``objective`` says what was maximised, the other measure
-    breaking ties.
+    whole table afterwards (a joker shown with the tile it stands for: a bound joker still
+    its tile, K-JOKER-2); ``freed``: the table jokers freed this turn, each as the tile it
+    stood for and the rack tile that freed it (K-JOKER-1/2); ``can_play``: at least one
+    rack tile placed. ``objective`` says what was maximised, the other measure breaking
+    ties.
     """
 
     value: int
@@ -40,6 +42,7 @@ class TablePlay:
     played: Rack
     melds: tuple[Meld, ...]
     objective: str = "value"
+    freed: tuple[tuple[str, str], ...] = ()
 
     @property
     def can_play(self) -> bool:
@@ -51,6 +54,7 @@ class TablePlay:
             "tiles": self.tiles,
             "played": str(self.played),
             "melds": [str(m) for m in self.melds],
+            "freed": [{"joker": f"J({t})", "by": by} for t, by in self.freed],
             "can_play": self.can_play,
             "objective": self.objective,
         }
@@ -71,13 +75,19 @@ def read_table(table: Iterable[str | Meld] | str, rules: Rules) -> list[Meld]:
     return melds
 
 
-def table_counts(melds: Sequence[Meld]) -> np.ndarray:
-    """The tiles of ``melds`` as a count vector (jokers at JOKER)."""
+def table_counts(melds: Sequence[Meld], bound: bool = False) -> np.ndarray | tuple[np.ndarray, np.ndarray]:
+    """The tiles of ``melds`` as a count vector (jokers at JOKER); with ``bound``, the
+    count vector without the jokers and the jokers by the tile each stands for (the table
+    solver's ``table`` and ``pins``, K-JOKER-2)."""
     counts = np.zeros(COUNTS_LEN, dtype=np.int64)
+    pins = np.zeros(COUNTS_LEN, dtype=np.int64)
     for m in melds:
         for k, j in zip(m.tiles, m.jokers, strict=True):
-            counts[JOKER if j else k] += 1
-    return counts
+            if j and bound:
+                pins[k] += 1
+            else:
+                counts[JOKER if j else k] += 1
+    return (counts, pins) if bound else counts
 
 
 class Solver:
@@ -86,37 +96,53 @@ class Solver:
 
     def __init__(self, memo_bits: int | None = None):
         from sim.games.rummikub import table
+        from sim.games.rummikub.tableturn import new_work
 
         self.memo_bits = memo_bits or table.MEMO_BITS
         self.space = table.new_space(self.memo_bits)
         self.out = np.zeros((table.OUT_ROWS, MELD_FIELDS), dtype=np.int64)
         self.placed = np.zeros(COUNTS_LEN, dtype=np.int64)
+        self.work = new_work()
 
-    def run(self, table_counts: np.ndarray, rack: np.ndarray, rules: Rules, objective: int,
-            table_stands: bool = True) -> tuple[int, int]:
-        """The kernel's ``(weight, rows)`` (see :func:`sim.games.rummikub.table.solve`)."""
+    def _grow(self) -> None:
         from sim.games.rummikub import table
 
+        if self.memo_bits >= table.MAX_MEMO_BITS:
+            raise RuntimeError(f"the table solver needs more memory than 2**{table.MAX_MEMO_BITS} positions")
+        self.memo_bits = min(table.MAX_MEMO_BITS, self.memo_bits + 4)
+        self.space = table.new_space(self.memo_bits)
+
+    def run(self, table_counts: np.ndarray, rack: np.ndarray, rules: Rules, objective: int,
+            table_stands: bool = True, pins: np.ndarray | None = None) -> tuple[int, int]:
+        """The kernel's ``(weight, rows)`` (see :func:`sim.games.rummikub.table.solve`);
+        ``pins``: the table's bound jokers by tile (none: every table joker is free)."""
+        from sim.games.rummikub import table
+
+        pins = _NO_PINS if pins is None else pins
         while True:
-            weight, rows = table.solve(table_counts, rack, objective, rules.joker_penalty,
+            weight, rows = table.solve(table_counts, pins, rack, objective, rules.joker_penalty,
                                        rules.group_of_three_max_jokers, rules.wrap_runs, table_stands,
                                        self.space, self.out, self.placed)
             if weight != -2:
                 return int(weight), int(rows)
-            self.memo_bits = min(table.MAX_MEMO_BITS, self.memo_bits + 4)
-            self.space = table.new_space(self.memo_bits)
+            self._grow()
 
-    def solve(self, table_counts: np.ndarray, rack: np.ndarray, rules: Rules, objective: int,
-              table_stands: bool = True):
-        """``(weight, melds)`` of the best play, melds None when the table is best left as it
-        stands (``table_stands``: it is a valid arrangement); weight -1 when the tiles cannot
-        form a table."""
-        weight, rows = self.run(table_counts, rack, rules, objective, table_stands)
-        if rows < 0:
-            return weight, None
-        return weight, [to_meld(r) for r in self.out[:rows]]
+    def play(self, rack: np.ndarray, rows: np.ndarray, rules: Rules, objective: int) -> tuple[int, int]:
+        """One turn's table play (:func:`sim.games.rummikub.tableturn.best_play`) of ``rack``
+        onto the meld ``rows``: ``(weight, rows)``, the table afterwards, the tiles placed and
+        the jokers freed in :attr:`work`."""
+        from sim.games.rummikub.tablecall import play
+
+        while True:
+            weight, n = play(rack, rows, rows.shape[0], objective, rules.joker_penalty,
+                             rules.group_of_three_max_jokers, rules.wrap_runs, rules.locked_jokers,
+                             rules.joker_moves == "bound", self.space, *self.work)
+            if weight != -2:
+                return int(weight), int(n)
+            self._grow()
 
 
+_NO_PINS = np.zeros(COUNTS_LEN, dtype=np.int64)
 _SOLVER: list[Solver] = []
 
 
@@ -124,15 +150,17 @@ def table_play(rack: Rack | str | np.ndarray, table: Iterable[str | Meld] | str,
                objective: str = "value") -> TablePlay:
     """The best play of ``rack`` onto ``table`` under ``rules`` (K-PLAY-1): the most rack
     value placed (``objective="tiles"``: the most rack tiles), the table afterwards made
-    only of valid melds and still holding every tile it held (K-JOKER-2).
+    only of valid melds and still holding every tile it held, its jokers bound to their
+    tiles unless freed (K-JOKER-1/2, ``joker_moves``; ``locked_jokers``).
 
     >>> p = table_play("R4 B7 Y9", "R1 R2 R3; B5 B6 J(B7)")
-    >>> p.value, str(p.played)
-    (11, 'R4 B7')
+    >>> p.value, str(p.played), p.freed
+    (11, 'R4 B7', (('B7', 'B7'),))
     """
     from sim.games.rummikub import TABLE_SOLVER_WORKLOAD
-    from sim.games.rummikub.table import PRIMARY
     from sim.jit import prepare
+    from sim.solver.layout import meld_row
+    from sim.tiles import tile_name
 
     rules = resolve_rules(rules)
     if rules.family != "rummikub":
@@ -145,8 +173,6 @@ def table_play(rack: Rack | str | np.ndarray, table: Iterable[str | Meld] | str,
     total = rack_counts + table_counts(melds)
     over = [k for k in range(KINDS) if total[k] > COPIES]
     if over:
-        from sim.tiles import tile_name
-
         raise NotationError(f"{tile_name(over[0])} appears {int(total[over[0]])} times across rack and table; "
                             f"the set holds {COPIES}")
     if total[JOKER] > SET_JOKERS:
@@ -155,42 +181,15 @@ def table_play(rack: Rack | str | np.ndarray, table: Iterable[str | Meld] | str,
     if not _SOLVER:
         _SOLVER.append(Solver())
     solver = _SOLVER[0]
-    code = OBJECTIVES.index(objective)
-    frozen = [m for m in melds if any(m.jokers)] if rules.locked_jokers else []
-    loose = [m for m in melds if not any(m.jokers)] if rules.locked_jokers else melds
-    # K-JOKER-1 with locked jokers: each frozen joker may be freed by its exact tile.
-    spots = [(i, p) for i, m in enumerate(frozen) for p, j in enumerate(m.jokers) if j]
-    best = None
-    for n in range(len(spots) + 1):
-        for chosen in itertools.combinations(spots, n):
-            r = rack_counts.copy()
-            kept = list(frozen)
-            for i, p in chosen:
-                k = frozen[i].tiles[p]
-                r[k] -= 1
-                jokers = list(kept[i].jokers)
-                jokers[p] = False
-                kept[i] = Meld(kept[i].kind, kept[i].tiles, tuple(jokers))
-            if (r < 0).any():
-                continue
-            t = table_counts(loose)
-            t[JOKER] += n
-            weight, arranged = solver.solve(t, r, rules, code, table_stands=n == 0)
-            if weight < 0:
-                continue
-            if arranged is None:  # nothing beats the table as it stands
-                arranged = list(loose)
-                solver.placed[:] = 0
-            freed = [frozen[i].tiles[p] for i, p in chosen]
-            extra = sum(PRIMARY * (number_of(k) if code == 0 else 1) + (1 if code == 0 else number_of(k))
-                        for k in freed)
-            if best is None or weight + extra > best[0]:
-                played = rack_counts - r + solver.placed
-                best = (weight + extra, kept + arranged, played)
-    if best is None:
-        raise NotationError("the table is not a valid arrangement of its tiles")
-    weight, arranged, played = best
-    played_rack = Rack.from_counts(played)
-    value = sum(int(played[k]) * number_of(k) for k in range(KINDS)) + int(played[JOKER]) * rules.joker_penalty
-    return TablePlay(value=value, tiles=len(played_rack), played=played_rack, melds=tuple(arranged),
-                     objective=objective)
+    rows = np.array([meld_row(m) for m in melds], dtype=np.int64).reshape(len(melds), MELD_FIELDS)
+    weight, n = solver.play(np.ascontiguousarray(rack_counts, dtype=np.int64), rows, rules, OBJECTIVES.index(objective))
+    if weight <= 0:  # nothing to place: the table stands
+        return TablePlay(value=0, tiles=0, played=Rack.from_counts(np.zeros(COUNTS_LEN, dtype=np.int64)),
+                         melds=tuple(melds), objective=objective)
+    placed, freed, after = solver.work[7], solver.work[8], solver.work[9]
+    played = Rack.from_counts(placed.copy())
+    value = sum(int(placed[k]) * number_of(k) for k in range(KINDS)) + int(placed[JOKER]) * rules.joker_penalty
+    return TablePlay(value=value, tiles=len(played), played=played, melds=tuple(to_meld(r) for r in after[:n]),
+                     objective=objective,
+                     freed=tuple((tile_name(int(freed[1 + 2 * i])), tile_name(int(freed[2 + 2 * i])))
+                                 for i in range(int(freed[0]))))

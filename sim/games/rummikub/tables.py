@@ -16,13 +16,15 @@ FINISH = pl.Enum(list(FINISHES))
 POLICY = pl.Enum(list(POLICIES))
 # The K-VAR fields, a column each in the rounds table (and a partition of a sweep).
 VARIANT_FIELDS = ("open_points", "joker_penalty", "wrap_runs", "locked_jokers", "easing_open",
-                  "easing_step", "easing_every", "easing_floor", "last_call")
+                  "easing_step", "easing_every", "easing_floor", "last_call", "joker_moves")
 
 
 def _column(rules: Rules, name: str, count: int) -> pl.Series | np.ndarray:
     value = getattr(rules, name)
     if isinstance(value, bool):
         return pl.Series(name, [value] * count, dtype=pl.Boolean)
+    if isinstance(value, str):
+        return pl.Series(name, [value] * count, dtype=pl.String)
     return np.full(count, value, dtype=np.int16)
 
 

@@ -36,6 +36,17 @@ def _melds(rows) -> list[list[str]]:
     return [str(to_meld(row)).split() for row in rows]
 
 
+def _freed(code: int) -> list[dict]:
+    """The jokers a play freed (K-JOKER-1/2), from the engine's ``EV_FREED`` field: each the
+    tile it stood for and the rack tile that freed it."""
+    out = []
+    while code:
+        t, by = (code & 63) - 1, ((code >> 6) & 63) - 1
+        out.append({"joker": f"J({tile_name(t)})", "by": tile_name(by)})
+        code >>= 12
+    return out
+
+
 def score_value(twelfths: int) -> int | float:
     """A score kept in twelfths as JSON writes it: a whole number, or a fraction (K-END-2)
     rounded to 6 places."""
@@ -53,14 +64,15 @@ def round_json(t, seed: int | None, round_id: int | None) -> dict:
     racks = [deck[p * size:(p + 1) * size] for p in range(players)]
     events: list[dict] = []
     for i, row in enumerate(t.events):
-        kind, p, turn, tile, value, bar, n = (int(x) for x in row)
+        kind, p, turn, tile, value, bar, n, freed = (int(x) for x in row)
         ev: dict = {"seat": p, "turn": turn}
         if kind == e.EV_DRAW:
             ev.update(action="draw", tile=tile_name(tile))
         elif kind == e.EV_OPEN:
             ev.update(action="open", melds=_melds(t.rows[i, :n]), value=value, bar=bar)
         elif kind == e.EV_PLAY:
-            ev.update(action="play", placed=_names(t.placed[i]), value=value, table=_melds(t.rows[i, :n]))
+            ev.update(action="play", placed=_names(t.placed[i]), value=value, table=_melds(t.rows[i, :n]),
+                      freed=_freed(freed))
         elif kind == e.EV_PASS:
             ev.update(action="pass")
         else:
@@ -113,6 +125,8 @@ def format_trace(trace: dict) -> str:
     rid = trace.get("round_id")
     head = f"Round {rid} of seed {trace.get('seed')}" if rid is not None else "Round from a given tile order"
     house = [name for name in ("wrap_runs", "locked_jokers", "easing_open", "last_call") if getattr(r, name)]
+    if r.joker_moves == "free":
+        house.append("joker_moves=free")
     lines = [f"{head}: {r.name}, {r.players} players, bar {r.open_points} (K-OPEN-1), joker {r.joker_penalty} "
              f"points; house rules: {', '.join(house) or 'none'}; policies: {', '.join(trace['policies'])}",
              f"Deal (K-SET-1): {r.rack_size} tiles each, pool {len(trace['deal']['pool'])} tiles, seat 0 starts"]
@@ -121,6 +135,7 @@ def format_trace(trace: dict) -> str:
         lines.append(f"  seat {p}: {_sorted(rack)}")
     table: list[list[str]] = []
     opened: set[int] = set()
+    drawn = 0
     for e in trace["events"]:
         a, p = e["action"], e["seat"]
         if a == "end":
@@ -128,10 +143,14 @@ def format_trace(trace: dict) -> str:
             continue
         lines.append(f"Seat {p}, its turn {e['turn']}: rack {_sorted(list(racks[p].elements()))}")
         if a == "draw":
-            bar = "" if p in opened else (f" (not opened: its melds are below the bar of "
-                                          f"{bar_in_force(r, e['turn'])}, K-OPEN-1)")
+            bar = (" (K-PLAY-1: a player may always draw instead of playing)" if p in opened else
+                   f" (not opened: its melds are below the bar of {bar_in_force(r, e['turn'])}, K-OPEN-1)")
             racks[p][e["tile"]] += 1
+            drawn += 1
             lines.append(f"  draws {e['tile']}{bar}")
+            if drawn == len(trace["deal"]["pool"]) and r.last_call:
+                lines.append(f"  the pool is empty: last call, one more turn each from seat {(p + 1) % r.players}, "
+                             f"seat {p} last (K-VAR last_call)")
         elif a == "pass":
             lines.append("  passes: nothing to place and the pool is empty (K-PLAY-1)")
         elif a == "open":
@@ -144,9 +163,13 @@ def format_trace(trace: dict) -> str:
                     racks[p]["J" if t.startswith("J(") else t] -= 1
                 lines.append(f"  + {' '.join(m)}")
         elif a == "play":
-            lines.append(f"  places {' '.join(e['placed'])} ({e['value']} points) and rebuilds the table "
+            jokers = ("the table's jokers bound to their tiles" if r.joker_moves == "bound" else
+                      "the table's jokers free to stand for any tile")
+            lines.append(f"  places {' '.join(e['placed'])} ({e['value']} points) and rebuilds the table, {jokers} "
                          "(K-PLAY-1, K-JOKER-2):")
             lines += _table_lines(table, "before:")
+            for f in e.get("freed", []):
+                lines.append(f"  frees {f['joker']} with {f['by']}, and plays the joker again this turn (K-JOKER-1/2)")
             for t in e["placed"]:
                 racks[p][t] -= 1
             table = [list(m) for m in e["table"]]

@@ -1,4 +1,4 @@
-"""Rummy 101 with tiles (RULES.md section T): whole rounds played by bots.
+"""Rummy 101 with tiles (docs/rules.md section T): whole rounds played by bots.
 
 The modules, from the rules to the data:
 

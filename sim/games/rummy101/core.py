@@ -1,4 +1,4 @@
-"""One Rummy 101 round with tiles, played by bots, in numba (RULES.md section T).
+"""One Rummy 101 round with tiles, played by bots, in numba (docs/rules.md section T).
 
 Everything here is jit-compiled and works on integer arrays:
 

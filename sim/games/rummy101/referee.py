@@ -1,4 +1,4 @@
-"""A rules referee for Rummy 101 with tiles (RULES.md section T), in plain Python and
+"""A rules referee for Rummy 101 with tiles (docs/rules.md section T), in plain Python and
 written apart from the engine: it reads a JSON trace (README, "JSON traces"; made by
 :func:`.trace.trace_json`, or by any other program), deals the tiles again, replays the
 round action by action, checks every action against the rules, keeps every table meld
