@@ -172,6 +172,22 @@ def test_C_SCORE_2_referee_catches_a_rummy_with_a_layoff():
     assert any("points" in p for p in referee(bad))
 
 
+def test_C_TURN_1_with_two_decks_the_twin_of_the_card_taken_may_be_discarded():
+    """Four players, two decks: seat 1 takes the upcard 7H holding its twin, melds 5H 6H 7H
+    and the four 8s, and discards the other 7H: out, and rummy (C-TURN-1 decision: the
+    restriction is on the card taken, not on its twin)."""
+    rules = CARDS.replace(players=4, decks=2)
+    seat1 = cards_of("5H 6H 7H 8C 8D 8S 8H")
+    others = [cards_of("2D 4C 9S JH QS 3C KD"), seat1, cards_of("10D 6D AC 4D QH QD 2C"),
+              cards_of("KH KC 6C 9C 2H 5D 10H")]
+    _, trace = traced(rules, 0, 0, ["greedy"], deck_of(rules, 0, others, "7H"))
+    hand = trace["hands"][0]
+    assert referee(trace) == []
+    assert hand["events"][0] == {"seat": 1, "turn": 1, "action": "draw", "card": "7H", "from": "discard"}
+    assert hand["events"][-2] == {"seat": 1, "turn": 1, "action": "discard", "card": "7H"}
+    assert hand["result"]["finish"] == "rummy" and hand["result"]["winner_seat"] == 1
+
+
 def test_C_TEAM_1_the_partners_cards_count_nothing():
     """Four players as partners: seat 1 goes rummy on its first turn and scores the cards
     of seats 0 and 2 only (times two); seat 3's count nothing (C-TEAM-1, C-SCORE-2)."""

@@ -153,3 +153,22 @@ def test_solve_table_play_bad_input_is_one_line(args, message):
     assert r.exit_code != 0
     assert message in r.output
     assert "Traceback" not in r.output
+
+
+def test_the_new_readings_take_only_their_values_and_only_their_family(tmp_path):
+    """K-JOKER-2 ``joker_moves`` (bound, free) is a Rummikub field, C-SCORE-2
+    ``rummy_layoffs`` a card one: a value they do not take, or either on another family, is
+    one ``error:`` line naming the field, exit status 2, nothing written."""
+    from typer.testing import CliRunner
+
+    from sim.cli import app
+
+    cases = [("rummikub", "joker_moves=loose", "joker_moves: must be bound or free"),
+             ("rummy101", "joker_moves=free", "joker_moves: a Rummikub rule"),
+             ("rummikub", "rummy_layoffs=true", "rummy_layoffs: a card Rummy 101 rule"),
+             ("rummy101-cards", "rummy_layoffs=sometimes", "rummy_layoffs: expected true or false")]
+    for preset, setting, message in cases:
+        out = tmp_path / preset
+        res = CliRunner().invoke(app, ["run", "--preset", preset, "--set", setting, "--out", str(out)])
+        assert res.exit_code == 2 and res.output.count("error:") == 1 and message in res.output, res.output
+        assert not out.exists()

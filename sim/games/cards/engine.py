@@ -334,13 +334,14 @@ def _play_hand(seed, match_id, hand, dealer, rp, policies, fixed, deck, hands, t
         if top >= 0 and _useful(h, top, table, nt):
             _solve(h, table, nt, -1, paths, result)
             without = result[R_BEST]
+            twin = h[top] > 0  # C-TURN-1, two decks: the twin held may be discarded
             h[top] += 1
-            _solve(h, table, nt, top, paths, result)
+            _solve(h, table, nt, -1 if twin else top, paths, result)
             h[top] -= 1
             take = result[R_BEST] > without
         if take:
             npile -= 1
-            card, forbid = top, top
+            card, forbid = top, (-1 if h[top] > 0 else top)
             seats[seat, S_TAKE] = top
         else:
             card, forbid = deck[stock], -1

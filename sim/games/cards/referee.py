@@ -98,7 +98,7 @@ def _hand(rules: Rules, hand: dict, dealer: int, totals: list[int], problems: li
         if ev["action"] != "draw":
             bad(f"event {i}: a turn starts with a draw (C-TURN-1), not {ev['action']}")
             return
-        taken = None
+        taken = None  # C-TURN-1: the card taken from the discard, unless a twin was held
         if ev["from"] == "stock":
             if ev["card"] != stock[0]:
                 bad(f"event {i}: drew {ev['card']}, the stock's top is {stock[0]}")
@@ -107,7 +107,7 @@ def _hand(rules: Rules, hand: dict, dealer: int, totals: list[int], problems: li
             if ev["card"] != pile[-1]:
                 bad(f"event {i}: took {ev['card']}, the discard's top is {pile[-1]}")
             pile.pop()
-            taken = ev["card"]
+            taken = ev["card"] if held[seat][ev["card"]] == 0 else None  # with two decks its twin may go
         h = held[seat]
         h[ev["card"]] += 1
         placed_now = False
@@ -143,7 +143,7 @@ def _hand(rules: Rules, hand: dict, dealer: int, totals: list[int], problems: li
         card = ev["card"]
         if h[card] < 1:
             bad(f"event {i}: discards {card}, which seat {seat} does not hold")
-        elif card == taken and h[card] < 2:
+        elif card == taken:
             bad(f"event {i}: discards {card}, just taken from the discard pile (C-TURN-1)")
         h[card] -= 1
         pile.append(card)

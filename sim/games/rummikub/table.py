@@ -13,7 +13,7 @@ is decided once the tiles are there, not guessed when it is formed. Only arrange
 a canonical form are searched (see :func:`_options`); every table has one, as good.
 
 Why it is fast on real positions: it seeks only plays worth more than the best so far (at
-first, playing nothing: the table as it stands is valid) and drops a branch whose weight,
+first, playing nothing: the table as it stands is valid; or a floor the caller gives) and drops a branch whose weight,
 plus every rack tile left, cannot beat it (rack tiles no meld of the tiles in play could
 hold are set aside first; checking that again at every step cost more than it saved).
 What is left after a prefix of tiles (the tiles left, the jokers, the open runs) is the
@@ -580,18 +580,21 @@ def _place_jokers(out, rows, jokers, cyclic):
             jokers -= 1
 
 
-@kernel(I1, I1, I1, i64, i64, i64, boolean, boolean, SPACE, I2, I1, entry=True)
-def solve(table, pins, rack, objective, joker_value, g3max, cyclic, beat_nothing, space, out, placed_out):
+@kernel(I1, I1, I1, i64, i64, i64, boolean, i64, SPACE, I2, I1, entry=True)
+def solve(table, pins, rack, objective, joker_value, g3max, cyclic, floor, space, out, placed_out):
     """The best play of ``rack`` onto ``table`` (count vectors of 53, jokers at 52; the
     table's free jokers at 52, its bound jokers in ``pins``, by the tile each stands for,
-    at most two, K-JOKER-2): returns ``(weight, rows)``. The weight is ``PRIMARY * primary + secondary``, primary the
-    objective (0: value, a rack joker at ``joker_value``; 1: tiles), secondary the other;
-    the table afterwards is in ``out[:rows]`` as meld rows (a bound joker still standing
-    for its tile) and the rack tiles placed in ``placed_out``. ``beat_nothing``: the
-    table as it stands is valid, so only plays worth more than nothing are sought, and
-    ``rows`` is -1 when there is none. Weight -1: the
-    tiles cannot form a table; -2: ``space`` remembers too few positions for this one,
-    make a bigger one and solve again (jit-compiled)."""
+    at most two, K-JOKER-2): returns ``(weight, rows)``. The weight is ``PRIMARY *
+    primary + secondary``, primary the objective (0: value, a rack joker at
+    ``joker_value``; 1: tiles), secondary the other; the table afterwards is in
+    ``out[:rows]`` as meld rows (a bound joker still standing for its tile) and the rack
+    tiles placed in ``placed_out``. Only plays weighing more than ``floor`` are sought:
+    -1 for any arrangement of the tiles, 0 when the table as it stands is valid (only
+    plays worth more than nothing), more when a caller already holds a play that good
+    (the incumbent of a branch and bound over several solves); ``rows`` is -1 when there
+    is none (weight ``floor``). Weight -1: the tiles cannot form a table; -2: ``space``
+    remembers too few positions for this one, make a bigger one and solve again
+    (jit-compiled)."""
     f = space[_F:_O]
     o = space[_O:_PLACED]
     placed = space[_PLACED:_PIN]
@@ -667,7 +670,7 @@ def solve(table, pins, rack, objective, joker_value, g3max, cyclic, beat_nothing
     stats[0] = 0
     stats[1] = -1
     stats[2] = 0
-    best = np.int64(0) if beat_nothing else np.int64(-1)
+    best = max(np.int64(-1), floor)
     tiles = np.zeros(8, dtype=np.int64)
     here = np.zeros(KEY, dtype=np.int64)
     cut = np.zeros(DEPTH, dtype=np.int64)  # a branch below was cut by the bound
@@ -852,7 +855,7 @@ def solve(table, pins, rack, objective, joker_value, g3max, cyclic, beat_nothing
                 key[i] = keys[depth, i]
             mode = 1
     if stats[1] < 0:
-        return (0 if beat_nothing else -1), -1
+        return max(np.int64(-1), floor), -1
     rows = 0
     for d in range(stats[1]):
         opt = best_path[d]

@@ -121,7 +121,7 @@ class Solver:
         pins = _NO_PINS if pins is None else pins
         while True:
             weight, rows = table.solve(table_counts, pins, rack, objective, rules.joker_penalty,
-                                       rules.group_of_three_max_jokers, rules.wrap_runs, table_stands,
+                                       rules.group_of_three_max_jokers, rules.wrap_runs, 0 if table_stands else -1,
                                        self.space, self.out, self.placed)
             if weight != -2:
                 return int(weight), int(rows)

@@ -190,8 +190,10 @@ def best_play(rack, table, ntable, objective, joker_value, g3max, cyclic, locked
             r[forcing] -= 1
             loose[forcing] += 1
             extra_must = tile_weight(forcing, objective, joker_value)
-        w, n = solve(loose, pins, r, objective, joker_value, g3max, cyclic, combo == 0 and must < 0, ts, out,
-                     placed)
+        # Only a play beating the best so far matters: its weight is the floor (the table as
+        # it stands beats nothing for the first choice; later ones, freed tiles aside).
+        floor = np.int64(0) if combo == 0 and must < 0 else max(np.int64(-1), best - extra - extra_must)
+        w, n = solve(loose, pins, r, objective, joker_value, g3max, cyclic, floor, ts, out, placed)
         if w == -2:
             return np.int64(-2), 0
         if w < 0 or n < 0:
