@@ -82,8 +82,9 @@ reference-report: $(VENV)/.core
 # The reference report's Rummikub part (reports/reference-rummikub): every house rule
 # (K-VAR) alone against the standard game, and the two readings of table jokers
 # (K-JOKER-2: bound, free), 2-4 players, in seven paired sweeps of 5,000 rounds per
-# variant (wrap_runs: 150, its rounds are many times slower to solve); 10-15 minutes on 2
-# cores. Reruns skip what data/reference holds.
+# variant (wrap_runs: 150, its rounds are many times slower to solve); about 40-50 minutes
+# on 2 cores, nearly all of it the four-player wrap_runs rounds, a few positions of one
+# round above all (issue 26: the table solver's tail), the other sweeps 4-5 minutes. Reruns skip what data/reference holds.
 RK := $(REF)/rummikub
 RK_RULES := open_points=30,50 joker_penalty=30,25 locked_jokers=false,true easing_open=false,true \
 	last_call=false,true wrap_runs=false,true joker_moves=bound,free
@@ -99,8 +100,8 @@ reference-rummikub: $(VENV)/.core
 # The reference report's card part (reports/reference-cards): solo matches of 2-4 players to
 # 100, 101 and 500, partners and two decks at four players, one careful bot among greedy
 # ones, and rummy with and without lay-offs (C-SCORE-2, rummy_layoffs) with careful bots in
-# every seat; 100,000 matches per variant, about 13 minutes on 2 cores (9.5 of play, 3 for
-# the report). Reruns skip what data/reference holds.
+# every seat; 100,000 matches per variant, about 15 minutes on 2 idle cores (10 of play, 5
+# for the report). Reruns skip what data/reference holds.
 RC := $(REF)/cards
 reference-cards: $(VENV)/.core
 	$(BIN)/sim sweep --preset rummy101-cards --grid players=2,3,4 --grid target=100,101,500 --matches 100000 \

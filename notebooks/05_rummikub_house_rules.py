@@ -18,7 +18,8 @@
 # and what the house rules change: how long rounds last, when players manage their first
 # meld of 30 points (K-OPEN-1), who is favoured by seat, how often the pool runs dry
 # (K-END-2), what losing costs, and the paired effect of each swept house rule (K-VAR:
-# `open_points`, `joker_penalty`, `wrap_runs`, `locked_jokers`, `easing_open`, `last_call`).
+# `open_points`, `joker_penalty`, `wrap_runs`, `locked_jokers`, `easing_open`, `last_call`)
+# or reading of table jokers (`joker_moves`: bound to their tile or free, K-JOKER-2).
 #
 # **Data.** A Rummikub sweep: the default is the small one `make notebook-data` writes into
 # `data/notebooks/rummikub` (players 2-4, bar 30 or 50); the reference data
