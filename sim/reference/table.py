@@ -33,15 +33,22 @@ def _split(meld: Meld, mandatory: tuple[int, ...], optional: tuple[int, ...]):
     m, o = list(mandatory), list(optional)
     used: list[int] = []
     for k, is_joker in zip(meld.tiles, meld.jokers, strict=True):
-        kind = JOKER if is_joker else k
-        if m[kind] > 0:
-            m[kind] -= 1
-        elif o[kind] > 0:
-            o[kind] -= 1
-            used.append(kind)
-        else:
+        if not _take(JOKER if is_joker else k, m, o, used):
             return None
     return tuple(m), tuple(o), used
+
+
+def _take(kind: int, m: list[int], o: list[int], used: list[int]) -> bool:
+    """Take one ``kind`` token, a mandatory copy first (two copies are the same tile), an
+    optional one noted in ``used``; False when neither is left."""
+    if m[kind] > 0:
+        m[kind] -= 1
+    elif o[kind] > 0:
+        o[kind] -= 1
+        used.append(kind)
+    else:
+        return False
+    return True
 
 
 def _worth(rules: Rules, objective: str):
@@ -186,14 +193,7 @@ def _fillings(meld: Meld, mandatory: tuple[int, ...], optional: tuple[int, ...],
     m, o = list(mandatory), list(optional)
     used: list[int] = []
     for k, j in zip(meld.tiles, meld.jokers, strict=True):
-        if j:
-            continue
-        if m[k] > 0:
-            m[k] -= 1
-        elif o[k] > 0:
-            o[k] -= 1
-            used.append(k)
-        else:
+        if not j and not _take(k, m, o, used):
             return
     slots = [k for k, j in zip(meld.tiles, meld.jokers, strict=True) if j]
 
