@@ -200,6 +200,7 @@ class Balance:
         self.played = 0
         self.workers: Workers | None = None
         self.overwrite = False  # the first run may replace another run in ``out``
+        self.progress = False  # a bar over each batch of rounds (the CLI shows it, --no-progress hides it)
         self._readings: dict[tuple[int, int, str], Reading] = {}
         self._started = False  # the first reading runs the runner (checks out, resumes)
 
@@ -225,7 +226,7 @@ class Balance:
             self._variant(value)
             self.plan[value] = max(rounds, self.plan.get(value, 0))
             self._started = True
-            report = runner.run(self._spec(), self.out, progress=False, grow=True, workers=self.workers,
+            report = runner.run(self._spec(), self.out, progress=self.progress, grow=True, workers=self.workers,
                                 overwrite=self.overwrite)
             self.overwrite = False
             self.played += report.played

@@ -24,6 +24,24 @@ app = typer.Typer(
          "message cites (T-OPEN-4, K-JOKER-2, C-SCORE-2, ...), are in docs/rules.md.",
 )
 
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        from sim import __version__
+        from sim.store import git_commit
+
+        typer.echo(f"sim {__version__} (commit {git_commit() or 'unknown'})")
+        raise typer.Exit()
+
+
+@app.callback()
+def _main(version: Annotated[bool, typer.Option(
+        "--version", callback=_print_version, is_eager=True, help="Print the version and the git commit, then exit.")]
+        = False) -> None:
+    """Simulation and analytics for rummy games with tiles and cards."""
+
+
 PresetOpt = Annotated[str, typer.Option("--preset", "-p", help="Rules preset (see `sim presets`).")]
 SetOpt = Annotated[list[str] | None, typer.Option(
     "--set", help="Change a rules field: --set open_points=91 (repeatable).")]
@@ -114,13 +132,11 @@ def _rules(preset_name: str, settings: list[str] | None, players: int | None = N
 @_friendly
 def presets() -> None:
     """List the rules presets."""
+    from sim.games import family_of
     from sim.rules import PRESETS
 
     for name, r in PRESETS.items():
-        extra = f", open {r.open_points} points" + (f" or {r.open_pairs} pairs" if r.open_pairs else "")
-        if r.family == "rummy101-cards":
-            extra = f", match to {r.target}"
-        typer.echo(f"{name:22} {r.family}, {r.threshold_mode} thresholds{extra}")
+        typer.echo(f"{name:22} {family_of(r).describe(r)}")
 
 
 @app.command()
@@ -159,6 +175,11 @@ def _describe(rack_text: str, rules, must_use: str | None) -> str:
              f"best melds: {o.value} points, {verdict} by melds (needs {rules.open_points})"]
     for m in o.melds:
         lines.append(f"  {m!s:34} {m.value:4}")
+    if rules.keep_discard:  # T-OPEN-4: say when the tile kept for the discard is what costs points
+        every = best_opening(rack, rules.replace(keep_discard=False), must_use=must_use).value
+        if every > o.value:
+            lines.append(f"  (a tile is kept back for the discard, T-OPEN-4: melding every tile would lay down "
+                         f"{every} points)")
     if rules.has_pairs_opening:
         verdict = "can open" if o.can_open_pairs else "cannot open"
         lines.append(f"most pairs: {o.pairs}, {verdict} by pairs (needs {rules.open_pairs})")
@@ -534,6 +555,7 @@ def balance(
     overwrite: OverwriteOpt = False,
     scheduler: SchedulerOpt = None,
     cluster: ClusterOpt = None,
+    progress: ProgressOpt = True,
 ) -> None:
     """Find the value of a rules field at which a metric reaches a target (paired bisection with
     a confidence test on common random numbers; see the README). Exit status 1 when a target
@@ -561,6 +583,7 @@ def balance(
     say = (lambda line: None) if as_json else (lambda line: typer.echo(line, err=True))
     search = Balance(rules, field_name, lo, hi, out, seed, policies, rounds, max_rounds, tolerance, say)
     search.overwrite = overwrite
+    search.progress = progress
     answers, seconds = search.run(goals, jobs=jobs, scheduler=scheduler, cluster=cluster)
     for ans in answers:
         if as_json:
@@ -571,7 +594,7 @@ def balance(
     if not as_json:
         total = sum(search.plan.values())
         typer.echo(f"{total:,} {family.units} over {len(search.plan)} values in {out} ({search.played:,} played now, "
-                   f"{seconds:.0f} s); `sim report --data {out}` reads them")
+                   f"{seconds:.0f} s); `sim report --data {out} --out reports/{out.name}` reports them")
     if not all(a.reachable for a in answers):
         raise typer.Exit(1)
 
@@ -584,7 +607,8 @@ def tournament(
     policies: Annotated[str, typer.Option(
         "--policies", help="The bots to compare, e.g. greedy,careful.")] = "",
     rounds: Annotated[int, typer.Option(
-        "--rounds", "-n", help="Rounds per seating (whole deals: each deal once per seat rotation).")] = 10_000,
+        "--rounds", "-n", help="Rounds per seating (whole deals: each deal once per seat rotation); the default "
+        "is about a minute of Rummikub on 2 cores.")] = 2_400,
     seed: SeedOpt = 1,
     jobs: JobsOpt = None,
     settings: SetOpt = None,

@@ -291,8 +291,8 @@ def build_report(sources: list[str | Path], out: str | Path, title: str | None =
             _deal_section(rep, deals)
         for ds in datasets:
             m = ds.manifest
-            swept = ", ".join(ds.keys) or "no field (a single variant)"
-            rep.add(f"## {ds.path.name}: {m['kind']} over {swept}", "",
+            what = f"{m['kind']} over {', '.join(ds.keys)}" if ds.keys else f"{m['kind']} of a single variant"
+            rep.add(f"## {ds.path.name}: {what}", "",
                     f"{m['rounds']:,} {family(ds.family).units} per variant, {len(ds.variants)} variant(s), "
                     f"seed {m['seed']}, "
                     f"bots: {', '.join(m['policies'])}.", "")

@@ -295,6 +295,24 @@ def test_cli_balance_json_resumes_and_reports(tmp_path):
     assert dict(counts.iter_rows()) == plan
 
 
+def test_cli_balance_hint_is_a_command_that_runs(tmp_path, monkeypatch):
+    """The last line names the command that reports the rounds played; it runs as printed
+    (with --no-progress, which balance takes like run, sweep and tournament)."""
+    import re
+    import shlex
+
+    monkeypatch.chdir(tmp_path)
+    res = CliRunner().invoke(app, ["balance", "--players", "2", "--field", "open_points", "--range", "61:141",
+                                   "--target", "p_open_by_turn_3=0.5", "--rounds", "100", "--max-rounds", "200",
+                                   "--out", "bal", "--jobs", "1", "--no-progress"])
+    assert res.exit_code == 0, res.output
+    hint = re.search(r"`(sim report [^`]+)`", res.stdout.splitlines()[-1])
+    assert hint, res.stdout
+    report = CliRunner().invoke(app, shlex.split(hint.group(1))[1:])
+    assert report.exit_code == 0, report.output
+    assert (tmp_path / "reports" / "bal" / "report.md").exists()
+
+
 @pytest.mark.parametrize("args, message", [
     (["--field", "threshold_mode", "--range", "1:2"], "not a numeric field"),
     (["--field", "starter_may_open", "--range", "0:1"], "not a numeric field"),

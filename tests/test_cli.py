@@ -26,11 +26,33 @@ def test_help_on_every_subcommand():
         assert "Usage" in r.output
 
 
+def test_presets_describe_each_in_its_own_family_words_and_version_prints():
+    """Each preset's line says what differs (the joker button) and only what its family has
+    (no thresholds for cards or Rummikub); ``--version`` prints the package and commit."""
+    import sim
+
+    lines = dict(line.split(None, 1) for line in run("presets").output.splitlines())
+    assert lines["rummy101-button"] != lines["rummy101"] and "joker button" in lines["rummy101-button"]
+    assert "thresholds" not in lines["rummy101-cards"] and "matches to 101" in lines["rummy101-cards"]
+    assert "thresholds" not in lines["rummikub"] and "open 30 points" in lines["rummikub"]
+    r = run("--version")
+    assert r.exit_code == 0 and r.output.startswith(f"sim {sim.__version__} (commit ")
+
+
 def test_solve_prints_melds_and_verdict():
     r = run("solve", "R10", "R11", "R12", "B12", "K12", "Y12", "K10", "K11", "K12", "Y1")
     assert r.exit_code == 0
     assert "best melds: 102 points, can open" in r.output
     assert "can open: yes" in r.output
+
+
+def test_solve_says_when_the_tile_kept_for_the_discard_costs_the_meld():
+    """T-OPEN-4: R1 R2 R3 lays down nothing because one tile stays for the discard; the
+    answer says so instead of a bare 0, and says nothing when the rule costs nothing."""
+    r = run("solve", "R1", "R2", "R3")
+    assert r.exit_code == 0 and "best melds: 0 points" in r.output
+    assert "kept back for the discard, T-OPEN-4: melding every tile would lay down 6 points" in r.output
+    assert "T-OPEN-4" not in run("solve", "R1", "R2", "R3", "K9").output
 
 
 def test_solve_json_object():

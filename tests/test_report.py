@@ -69,5 +69,18 @@ def test_rummikub_report_has_its_own_sections(data, tmp_path):
                  "What each house rule changes", "open_points=50", "pool_empty", '"family": "rummikub"'):
         assert text in md, text
     assert "stock" not in md.lower()  # no Rummy 101 wording
+    assert md.count("### Seat advantage") == 1  # the shared section, not a family copy beside it
     assert len(list((tmp_path / "k" / "figures").glob("*.png"))) == 3
     assert page.exists()
+
+
+def test_a_run_is_headed_as_one_variant(tmp_path):
+    """A run sweeps no field: its section says so in words, not as a sweep over nothing."""
+    import sim
+    from sim import runner
+
+    spec = runner.RunSpec((runner.Variant(sim.preset("rummy101")),), 60, 5, ("greedy",), 60, kind="run")
+    runner.run(spec, tmp_path / "solo", jobs=1, progress=False)
+    build_report([tmp_path / "solo"], tmp_path / "r", command="x")
+    md = (tmp_path / "r" / "report.md").read_text()
+    assert "## solo: run of a single variant" in md and "over no field" not in md

@@ -204,6 +204,10 @@ class Family:
     uses_run_table: bool = False  # its engine calls the opening solver, which reads the run table
     metrics: tuple[Metric, ...] = ()
 
+    def describe(self, rules: Rules) -> str:
+        """One line on what a rules preset plays, for ``sim presets``."""
+        return self.title
+
     @property
     def workload(self) -> Workload:
         from sim.jit import Workload

@@ -57,4 +57,8 @@ class CardRummy(Family):
     )
 
 
+    def describe(self, rules) -> str:
+        return f"{self.title}: matches to {rules.target}, {rules.decks} deck{'s' if rules.decks > 1 else ''}"
+
+
 FAMILY = CardRummy()

@@ -52,4 +52,8 @@ class Rummikub(Family):
                False),
     )
 
+    def describe(self, rules) -> str:
+        return f"{self.title}: racks of {rules.rack_size}, open {rules.open_points} points"
+
+
 FAMILY = Rummikub()

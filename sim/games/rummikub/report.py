@@ -69,21 +69,7 @@ def report_sections(rep: Report, ds: A.Dataset, prefer: dict) -> None:
             wide.append(row)
     rep.add("Opened by the 1st, 2nd, 3rd and 5th own turn, every variant and seat:", "")
     rep.table(pl.DataFrame(wide))
-    # --- seats
-    wins = A.win_shares(ds, by=by_players)
-    scores = A.scores(ds, by=[*by_players, "seat"])
-    rows = []
-    for combo in _combos(wins, by_players):
-        row = {"variant": _label(combo)}
-        for seat in range(int(combo["players"])):
-            w = _where(wins, combo).filter(pl.col("seat") == seat).row(0, named=True)
-            sc = _where(scores, combo).filter(pl.col("seat") == seat).row(0, named=True)
-            row[f"seat {seat}"] = f"{_share(w)}; {sc['mean']:+.1f}"
-        rows.append(row)
-    rep.add("### Seat advantage", "",
-            "The share of rounds each seat wins alone, and its mean score after the semicolon "
-            "(seat 0 starts, K-SET-1). With equal seats the shares would be 1/players.", "")
-    rep.table(pl.DataFrame(rows))
+    # The seats: the shared seat-advantage section (sim.report) follows this family's sections.
     # --- penalties
     dist = A.penalty_values(ds, by=by_players)
     rep.add("### What losing costs", "",

@@ -35,4 +35,10 @@ class Rummy101(Family):
         Metric("mean_penalty", "mean_penalty", "mean penalty of the players who did not win", False),
     )
 
+    def describe(self, rules) -> str:
+        opening = f"open {rules.open_points} points" + (f" or {rules.open_pairs} pairs" if rules.open_pairs else "")
+        button = f", {rules.button_jokers} joker button" if rules.button_jokers else ""
+        return f"{self.title}: {rules.threshold_mode} thresholds, {opening}{button}"
+
+
 FAMILY = Rummy101()
