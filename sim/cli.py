@@ -20,6 +20,7 @@ app = typer.Typer(
     add_completion=False,
     no_args_is_help=True,
     pretty_exceptions_enable=False,
+    rich_markup_mode=None,  # help texts are plain: "[default: ...]" must not be read as markup
     help="Simulation and analytics for rummy games with tiles and cards. The rules of play, with the id every "
          "message cites (T-OPEN-4, K-JOKER-2, C-SCORE-2, ...), are in docs/rules.md.",
 )
@@ -57,7 +58,7 @@ SeedOpt = Annotated[int, typer.Option(
     "--seed", min=0, max=2**63 - 1, help="Seed, 0 to 2**63-1: the same seed and settings give the same data.")]
 JobsOpt = Annotated[int | None, typer.Option("--jobs", "-j", help="Worker processes [default: all cores].")]
 PolicyOpt = Annotated[str | None, typer.Option(
-    "--policy", help="Bot for every seat [default: the family's first, greedy]; see the README.")]
+    "--policy", help="Bot for every seat [default: the family's first, greedy]; see the README.", show_default=False)]
 SeatPolicyOpt = Annotated[str | None, typer.Option(
     "--seat-policy", help="Bots by seat, e.g. 0=greedy,1=careful (the others take --policy).")]
 ChunkOpt = Annotated[int | None, typer.Option(

@@ -39,6 +39,14 @@ def test_presets_describe_each_in_its_own_family_words_and_version_prints():
     assert r.exit_code == 0 and r.output.startswith(f"sim {sim.__version__} (commit ")
 
 
+def test_help_texts_print_as_written():
+    """Help is plain text: a "[default: ...]" written in a help string prints as written,
+    not eaten as markup (which left "2, 3 or 4 ."), and each default is said once."""
+    out = " ".join(run("run", "--help").output.split())
+    assert "2, 3 or 4 [default: the preset's]." in out and " ." not in out
+    assert out.count("[default: greedy]") == 0 and "[default: the family's first, greedy]" in out
+
+
 def test_solve_prints_melds_and_verdict():
     r = run("solve", "R10", "R11", "R12", "B12", "K12", "Y12", "K10", "K11", "K12", "Y1")
     assert r.exit_code == 0
