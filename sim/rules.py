@@ -250,7 +250,6 @@ def _validate(r: Rules) -> None:
 # rummy factor of C-SCORE-2), and those only it has: any other family's field set on a
 # card variant, or a card field on a tile variant, is refused.
 _CARD_FIELDS = frozenset({"players", "rack_size", "decks", "target", "partners", "finish_factor", "rummy_layoffs"})
-_CARD_ONLY = frozenset({"decks", "target", "partners", "rummy_layoffs"})
 # The fields of one family only, which ``--set`` refuses on another whatever the value.
 _OWNER = {
     **{name: ("rummikub", "a Rummikub house rule (K-VAR)")
@@ -261,6 +260,7 @@ _OWNER = {
        for name in ("decks", "target", "partners")},
     "rummy_layoffs": ("rummy101-cards", "a card Rummy 101 rule (C-SCORE-2)"),
 }
+_CARD_ONLY = frozenset(name for name, (family, _) in _OWNER.items() if family == "rummy101-cards")
 # Fields added with a new reading of a rule: a rules object written before one existed
 # (every other field present) was played under the earlier reading.
 _EARLIER = {
