@@ -34,7 +34,7 @@ import numpy as np
 from sim.deal import deal_round, full_deck
 from sim.games.rummikub.table import OUT_ROWS, PRIMARY
 from sim.games.rummikub.table import SPACE as TABLE_SPACE
-from sim.games.rummikub.tableturn import WORK, best_play, new_work, row_tiles
+from sim.games.rummikub.tableturn import FREED_LEN, WORK, best_play, row_tiles
 from sim.jit import I1, I2, I3, U1, boolean, i64, kernel, tuple_of
 from sim.solver.arrays import SOLVER_ARRAYS, SOLVER_SPACE, best_melds
 from sim.solver.kernel import LEAF_LEN, new_space
@@ -380,7 +380,12 @@ def new_round_space(n_states, players, set_jokers):
         np.zeros(G_LEN, dtype=np.int64),  # round counters
         (new_space(n_states), new_run_space(n_states), np.empty(LEAF_LEN, dtype=np.int64)),
         np.zeros((MAX_TABLE, MELD_FIELDS), dtype=np.int64),  # opening melds
-        new_work(),  # the table play's (tableturn.WORK)
+        (np.zeros(COUNTS_LEN, dtype=np.int64), np.zeros(COUNTS_LEN, dtype=np.int64),
+         np.zeros(COUNTS_LEN, dtype=np.int64), np.zeros(COUNTS_LEN, dtype=np.int64),
+         np.zeros(COUNTS_LEN, dtype=np.int64), np.zeros((OUT_ROWS, MELD_FIELDS), dtype=np.int64),
+         np.zeros((OUT_ROWS, MELD_FIELDS), dtype=np.int64), np.zeros(COUNTS_LEN, dtype=np.int64),
+         np.zeros(FREED_LEN, dtype=np.int64), np.zeros((MAX_TABLE, MELD_FIELDS), dtype=np.int64)),
+        # ^ tableturn.WORK, as tableturn.new_work makes it in Python (this function is compiled)
         full_deck(set_jokers),  # the round's tiles
         np.zeros(4, dtype=np.uint64),  # random words for the shuffle
     )
