@@ -4,20 +4,41 @@
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
-PIP := $(BIN)/pip install --quiet --disable-pip-version-check
+PIP := $(BIN)/pip install --disable-pip-version-check
 
-.PHONY: demo test test-fast lint bench clean reference-report reference-rummikub reference-cards notebook-data lab
+.PHONY: demo test test-fast compile browser lint bench clean reference-report reference-rummikub reference-cards notebook-data lab
 
 demo: $(VENV)/.core
 	$(BIN)/sim run --preset rummy101 --rounds 100000 --seed 1 --out data/demo/run
 
-test: $(VENV)/.dev
+# The tests: the kernels compile first (in parallel, behind a bar), not inside whichever
+# test meets them first; the browser tests get Debian's chromium where it can be installed.
+test: $(VENV)/.dev browser compile
 	$(BIN)/python -m pytest
 
 # The tests without the slow ones (marked `slow`: thousands of refereed rounds, the
 # statistical checks, subprocess runs): a few minutes quicker, for development.
-test-fast: $(VENV)/.dev
+test-fast: $(VENV)/.dev compile
 	$(BIN)/python -m pytest -m "not slow"
+
+# Every numba kernel of the package, compiled once on this machine (later runs load them).
+compile: $(VENV)/.core
+	$(BIN)/sim compile
+
+# The browser tests (the notebooks in JupyterLab, the HTML reports) need Debian's chromium
+# and its driver: installed here as root on a Debian machine; elsewhere those tests are
+# skipped, saying why.
+browser:
+	@if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; then \
+	  if command -v apt-get >/dev/null && [ "$$(id -u)" = 0 ]; then \
+	    echo "installing Debian's chromium and chromium-driver for the browser tests"; \
+	    apt-get install -y -qq chromium chromium-driver >/dev/null 2>&1 \
+	      || { apt-get update -qq >/dev/null 2>&1 && apt-get install -y -qq chromium chromium-driver >/dev/null 2>&1; } \
+	      || echo "could not install chromium: the browser tests will be skipped"; \
+	  else \
+	    echo "no chromium: the browser tests will be skipped (sudo apt-get install chromium chromium-driver)"; \
+	  fi; \
+	fi
 
 lint: $(VENV)/.dev
 	$(BIN)/ruff check .
@@ -26,11 +47,13 @@ bench: $(VENV)/.core
 	$(BIN)/python benchmarks/bench_opening.py
 
 $(VENV)/.core: pyproject.toml
+	@echo "setting up .venv: the package and its libraries (numba, polars, matplotlib, ...), once"
 	$(PYTHON) -m venv $(VENV)
 	$(PIP) -e .
 	touch $@
 
 $(VENV)/.dev: $(VENV)/.core
+	@echo "installing the test tools (pytest, hypothesis, JupyterLab, dask, ...), once"
 	$(PIP) -e ".[dev,cluster]"
 	touch $@
 

@@ -1,7 +1,13 @@
 """Compile time of the numba kernels, from empty caches: each workload alone, and all
 of them together, as a first run on a new machine pays them.
 
-    python benchmarks/bench_compile.py [--repeats 3] [--only NAME]
+    python benchmarks/bench_compile.py [--repeats 3] [--only NAME] [--jobs N]
+    python benchmarks/bench_compile.py --write-times
+
+Workloads compile the way a run does: in worker processes, one per core (``--jobs``:
+``SIM_COMPILE_JOBS``; 1 compiles in the one process). ``--write-times`` compiles every
+kernel alone, callees first, in one process, and writes the seconds of each to
+``sim/kernel_times.json``: the weights of the compile bar and of the parallel schedule.
 
 Each measurement copies the ``sim`` package into a temporary directory (so that numba's
 caches next to the code are empty and the real ones are left alone), points the run
@@ -38,6 +44,13 @@ for name in sys.argv[1:]:
     t = time.perf_counter()
     if name == "table":
         runs.run_table()
+    elif name == "everything":
+        jit.prepare(jit.together("everything", list(workloads.values())), progress=False)
+    elif name == "times":
+        for w in workloads.values():
+            jit.prepare(w, progress=False, jobs=1)
+        out["times"] = {k: round(v, 2) for k, v in sorted(jit.COMPILE_SECONDS.items())}
+        continue
     else:
         jit.prepare(workloads[name], progress=False)
         out[name + " kernels"] = len(workloads[name].kernels())
@@ -47,12 +60,15 @@ print(json.dumps(out))
 """
 
 
-def measure(steps: list[str]) -> dict[str, float]:
+def measure(steps: list[str], jobs: int | None = None) -> dict:
     """Run ``steps`` in one new process on a copy of the package with empty caches."""
     with tempfile.TemporaryDirectory(prefix="bench-compile-") as tmp:
         shutil.copytree(ROOT / "sim", Path(tmp) / "sim", ignore=shutil.ignore_patterns("__pycache__"))
         env = {**os.environ, "PYTHONPATH": tmp, "SIM_CACHE_DIR": str(Path(tmp) / "cache")}
         env.pop("NUMBA_CACHE_DIR", None)
+        env.pop("SIM_COMPILE_JOBS", None)
+        if jobs:
+            env["SIM_COMPILE_JOBS"] = str(jobs)
         done = subprocess.run([sys.executable, "-c", PROBE, *steps], env=env, cwd=tmp, check=True,
                               capture_output=True, text=True)
         return json.loads(done.stdout.strip().splitlines()[-1])
@@ -68,16 +84,25 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--only", help="one workload by name (see the list printed)")
+    ap.add_argument("--jobs", type=int, help="processes to compile in [default: one per core]")
+    ap.add_argument("--write-times", action="store_true", help="write every kernel's compile time (see above)")
     args = ap.parse_args()
     sys.path.insert(0, str(ROOT))
     from sim import jit
+
+    if args.write_times:
+        times = measure(["times"])["times"]
+        jit.TIMES_FILE.write_text(json.dumps(times, indent=1) + "\n")
+        print(f"wrote {jit.TIMES_FILE}: {len(times)} kernels, {sum(times.values()):.1f} s in all, one after the other")
+        return
 
     names = [w.name for w in jit.all_workloads() if w.name != "the run table"]
     if args.only:
         names = [n for n in names if n == args.only]
         if not names:
             raise SystemExit(f"unknown workload {args.only!r}")
-    print(f"compile time from empty caches, median of {args.repeats} run(s), python {sys.version.split()[0]}")
+    print(f"compile time from empty caches, median of {args.repeats} run(s), python {sys.version.split()[0]}, "
+          f"{args.jobs or os.cpu_count()} process(es) on {os.cpu_count()} core(s)")
     rows: dict[str, list[float]] = {n: [] for n in ["table", *names]}
     kernels: dict[str, int] = {}
     demo: list[float] = []
@@ -85,18 +110,18 @@ def main() -> None:
     engine = next(w.name for w in jit.all_workloads() if "Rummy 101" in w.name)
     for _ in range(args.repeats):
         for n in ["table", *names]:
-            got = measure([n])
+            got = measure([n], args.jobs)
             rows[n].append(got[n])
             kernels[n] = got.get(n + " kernels")
         if not args.only:
-            demo.append(measure([engine, "table"])["total"])
-            together.append(measure([*names, "table"])["total"])
+            demo.append(measure([engine, "table"], args.jobs)["total"])
+            together.append(measure(["everything", "table"], args.jobs)["total"])
     print(_line("the run table: its kernels, then the build", rows["table"]))
     for n in names:
         print(_line(n, rows[n], kernels[n]))
     if not args.only:
         print(_line("what `sim run` needs: engine and run table", demo))
-        print(_line("everything, one after the other", together))
+        print(_line("everything, as sim compile does, and the table", together))
 
 
 if __name__ == "__main__":

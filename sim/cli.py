@@ -79,19 +79,31 @@ DuplicateOpt = Annotated[bool, typer.Option(
     "deal_id and rotation; --rounds and --chunk are rounded to whole deals.")]
 
 
-def _until_help(kind: str) -> str:
-    from sim.games import families
-    from sim.precision import DEAL_METRICS, metrics_help
+def _metric_groups(kind: str) -> list[tuple[str, tuple]]:
+    """``(who, metrics)`` for --until-ci: metrics several groups share listed once, under
+    all their names, then each group's own."""
+    from sim.games import deal_metrics, families
+    from sim.precision import DEAL_METRICS
 
     if kind == "deal":
-        from sim.games import deal_metrics
-
-        metrics = f"tiles: {metrics_help(DEAL_METRICS)}. " + " ".join(
-            f"{name}: {metrics_help(own)}." for name, own in deal_metrics().items())
+        groups = [("tiles", DEAL_METRICS), *deal_metrics().items()]
     else:
-        metrics = " ".join(f"{f.title}: {metrics_help(f.metrics)}." for f in families())
+        groups = [(f.title, f.metrics) for f in families()]
+    shared = [m for m in groups[0][1] if sum(m in own for _, own in groups) > 1]
+    holders = [who for who, own in groups if all(m in own for m in shared)]
+    out = [(" and ".join(holders), tuple(shared))] if shared else []
+    for who, own in groups:
+        rest = tuple(m for m in own if m not in shared or who not in holders)
+        if rest:
+            out.append((who + (" also" if shared and who in holders else ""), rest))
+    return out
+
+
+def _until_help(kind: str) -> str:
+    groups = "; ".join(f"{who}: {', '.join(m.name for m in metrics)}" for who, metrics in _metric_groups(kind))
     return ("Keep playing chunks until the 95% interval half-width of METRIC is at most HALFWIDTH "
-            f"(--rounds/--samples is then the most used). Metrics: {metrics}")
+            f"(--rounds/--samples is then the most used). METRIC (T a turn, S a seat): {groups}. "
+            "What each measures: sim metrics.")
 
 
 UntilRunOpt = Annotated[str | None, typer.Option("--until-ci", help=_until_help("run"), metavar="METRIC=HALFWIDTH")]
@@ -662,6 +674,60 @@ def report(
     page = build_report(data, out, title=title, notes=notes, baseline=prefer)
     figures = len(list((out / "figures").glob("*.png")))
     typer.echo(f"report written: {page} and {page.with_suffix('.md')} ({figures} figures)")
+
+
+@app.command()
+@_friendly
+def metrics() -> None:
+    """The metrics --until-ci, sim balance and sim tournament take, family by family, and
+    what each measures (T a turn, S a seat)."""
+    for kind, title in (("run", "sim run, sweep, balance and tournament"), ("deal", "sim deal-stats")):
+        typer.echo(f"{title}:")
+        for who, group in _metric_groups(kind):
+            typer.echo(f"  {who}:")
+            for m in group:
+                typer.echo(f"    {m.name:26} {m.help}")
+
+
+@app.command("compile")
+@_friendly
+def compile_kernels(
+    family: Annotated[list[str] | None, typer.Argument(
+        help="Families whose engines to compile: rummy101, rummikub, rummy101-cards [default: every kernel of "
+             "the package, the solvers too].", show_default=False)] = None,
+    jobs: Annotated[int | None, typer.Option(
+        "--jobs", "-j", min=1, help="Processes to compile in [default: one per core].", show_default=False)] = None,
+    progress: ProgressOpt = True,
+) -> None:
+    """Compile the numba kernels now, in parallel processes, behind a progress bar: once per
+    machine (a run compiles what it needs on first use anyway); later runs load them."""
+    import time
+
+    from sim import jit
+    from sim.games import families
+    from sim.solver import runs
+
+    known = {f.name: f for f in families()}
+    if family:
+        unknown = [name for name in family if name not in known]
+        if unknown:
+            raise SimError(f"unknown family {unknown[0]!r}: expected one of {', '.join(known)}")
+        chosen = [known[name] for name in dict.fromkeys(family)]
+        workloads = [f.workload for f in chosen]
+        table = any(f.uses_run_table for f in chosen)
+    else:
+        workloads, table = list(jit.all_workloads()), True
+    t0 = time.perf_counter()
+    if all(jit.is_ready(w) for w in workloads):
+        typer.echo("compiled already: " + ", ".join(w.name for w in workloads))
+    else:
+        name = "every kernel of the package" if not family else ", ".join(w.name for w in workloads)
+        jit.prepare(jit.together(name, workloads), progress=progress, jobs=jobs)
+    if table:
+        runs.run_table()
+    names = ", ".join(w.name for w in workloads) if family else "every kernel of the package"
+    typer.echo(f"ready in {time.perf_counter() - t0:.0f} s: {names}" + (" and the opening solver's run table"
+                                                                         if table else ""))
 
 
 @app.command()

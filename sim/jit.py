@@ -36,6 +36,7 @@ import functools
 import hashlib
 import importlib
 import importlib.util
+import json
 import os
 import sys
 import time
@@ -43,6 +44,7 @@ import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from types import CodeType, ModuleType
 
 import numba
 from numba import types
@@ -81,6 +83,7 @@ class Kernel:
 
     dispatcher: numba.core.dispatcher.Dispatcher
     signature: tuple
+    entry: bool = False  # called from Python
 
     @property
     def name(self) -> str:
@@ -113,10 +116,32 @@ def kernel(*arg_types, parallel: bool = False, inline: bool = False, entry: bool
         options = {} if counted else {"_nrt": False}
         dispatcher = numba.njit(cache=True, parallel=parallel, no_cpython_wrapper=not entry,
                                 no_cfunc_wrapper=True, **options)(fn)
-        _KERNELS.setdefault(fn.__module__, []).append(Kernel(dispatcher, tuple(arg_types)))
+        _KERNELS.setdefault(fn.__module__, []).append(Kernel(dispatcher, tuple(arg_types), entry))
         return dispatcher
 
     return declare
+
+
+# --- copying arrays inside kernels -----------------------------------------------------------
+#
+# Kernels copy arrays with these rather than slice assignment (``a[:n] = b[:n]``): numba
+# compiles slice assignment from an array with a shape-mismatch error that formats the
+# shapes as text, seconds of compiling in every process and kernel that meets it.
+
+
+@kernel(inline=True)
+def copy_row(dst, src):
+    """``dst[:] = src`` for one-dimensional arrays of the same length."""
+    for i in range(src.shape[0]):
+        dst[i] = src[i]
+
+
+@kernel(inline=True)
+def copy_rows(dst, src):
+    """``dst[:, :] = src`` for two-dimensional arrays of the same shape."""
+    for i in range(src.shape[0]):
+        for j in range(src.shape[1]):
+            dst[i, j] = src[i, j]
 
 
 # --- workloads ----------------------------------------------------------------------------------
@@ -232,10 +257,14 @@ def _forget(kernels: list[Kernel]) -> None:
                 path.unlink()
 
 
-def prepare(workload: Workload, progress: bool = True) -> None:
+def prepare(workload: Workload, progress: bool = True, jobs: int | None = None) -> None:
     """Make ``workload`` ready to run: nothing if its modules were compiled before on this
     machine from these sources, else compile every kernel once, callees first, saying so
-    on standard error (with a progress bar when ``progress``)."""
+    on standard error (with a progress bar when ``progress``).
+
+    ``jobs``: worker processes to compile in (each kernel in one of them, as soon as its
+    callees are in the cache); ``None`` means one per core for a workload long enough to
+    gain from them, or ``$SIM_COMPILE_JOBS``; 1 compiles here, one kernel after another."""
     if workload.name in _READY:
         return
     kernels = workload.kernels()
@@ -244,7 +273,7 @@ def prepare(workload: Workload, progress: bool = True) -> None:
         todo = [k for k in kernels if not k.compiled()]
         _forget([k for k in todo if k.dispatcher.py_func.__module__ in stale])
         if todo:
-            _compile(workload, todo, progress)
+            _compile(workload, todo, stale, progress, jobs)
         for m in stale:
             path = _stamp_path(m)
             with contextlib.suppress(OSError):
@@ -254,34 +283,306 @@ def prepare(workload: Workload, progress: bool = True) -> None:
     _READY.add(workload.name)
 
 
-def _compile(workload: Workload, todo: list[Kernel], progress: bool) -> None:
-    from tqdm.auto import tqdm
+# --- compiling ----------------------------------------------------------------------------------
 
-    where = _cache_dirs(todo[-1:])[0]
-    print(f"compiling {workload.name} ({len(todo)} numba kernels): once on this machine, "
-          f"then loaded from the cache ({where.parent if where.name == '__pycache__' else where})",
-          file=sys.stderr, flush=True)
-    before = {id(k): len(k.dispatcher.overloads) for ks in _KERNELS.values() for k in ks}
-    t0 = time.perf_counter()
-    with tqdm(total=len(todo), unit="kernel", disable=not progress, desc="compiling",
-              bar_format="{desc}: {percentage:3.0f}%|{bar}| {n}/{total} kernels [{elapsed}<{remaining}]",
-              file=sys.stderr) as bar:
-        for k in todo:
-            bar.set_postfix_str(k.dispatcher.py_func.__name__, refresh=False)
-            k.dispatcher.compile(k.signature)
-            # Closed to new types: callers typed later are served by conversion.
-            k.dispatcher.disable_compile()
-            bar.update()
-    if not progress:
-        print(f"compiled in {time.perf_counter() - t0:.0f} s", file=sys.stderr, flush=True)
+# Seconds each kernel took to compile alone (benchmarks/bench_compile.py --write-times, on
+# an idle core): the progress bar's weights and the order of a parallel compile. A kernel
+# not listed counts as DEFAULT_SECONDS.
+TIMES_FILE = Path(__file__).with_name("kernel_times.json")
+DEFAULT_SECONDS = 0.5
+PARALLEL_FROM = 10.0  # seconds of compiling (by the weights) worth starting worker processes for
+JOBS_ENV = "SIM_COMPILE_JOBS"
+COMPILE_SECONDS: dict[str, float] = {}  # what each kernel compiled in this process took, by name
+
+
+@functools.cache
+def kernel_seconds() -> dict[str, float]:
+    try:
+        return json.loads(TIMES_FILE.read_text())
+    except (OSError, ValueError):
+        return {}
+
+
+def _weight(k: Kernel) -> float:
+    return kernel_seconds().get(k.name, DEFAULT_SECONDS)
+
+
+def _code_names(code: CodeType) -> set[str]:
+    names = set(code.co_names)
+    for const in code.co_consts:
+        if isinstance(const, CodeType):
+            names |= _code_names(const)
+    return names
+
+
+def callees(k: Kernel) -> list[Kernel]:
+    """The declared kernels ``k`` calls: named in its code as a global, as an attribute of
+    a module it names, or through inlined helpers (which are not compiled alone)."""
+    declared = {id(x.dispatcher): x for ks in _KERNELS.values() for x in ks}
+    found: dict[int, Kernel] = {}
+    seen = {id(k.dispatcher)}
+    todo = [k.dispatcher.py_func]
+    while todo:
+        fn = todo.pop()
+        names = _code_names(fn.__code__)
+        named = [fn.__globals__[n] for n in names if n in fn.__globals__]
+        named += [getattr(m, n) for m in named if isinstance(m, ModuleType) for n in names if hasattr(m, n)]
+        named += [c.cell_contents for c in fn.__closure__ or ()]
+        for obj in named:
+            if not isinstance(obj, numba.core.dispatcher.Dispatcher) or id(obj) in seen:
+                continue
+            seen.add(id(obj))
+            if id(obj) in declared:
+                found[id(obj)] = declared[id(obj)]
+            else:  # an inlined helper: its callees are the caller's
+                todo.append(obj.py_func)
+    return list(found.values())
+
+
+def _below(k: Kernel) -> list[Kernel]:
+    """Every declared kernel under ``k``, callees before their callers."""
+    order: list[Kernel] = []
+    placed: set[int] = set()
+
+    def visit(x: Kernel) -> None:
+        for c in callees(x):
+            if id(c) not in placed:
+                placed.add(id(c))
+                visit(c)
+                order.append(c)
+
+    visit(k)
+    return order
+
+
+def _overloads() -> dict[int, int]:
+    return {id(k): len(k.dispatcher.overloads) for ks in _KERNELS.values() for k in ks}
+
+
+def _leaks(before: dict[int, int], compiled: list[Kernel], workload: str) -> list[str]:
+    """Kernels compiled more times than asked since ``before``: a compile-time leak."""
+    asked = {id(k) for k in compiled}
+    found = []
     for ks in _KERNELS.values():
         for k in ks:
-            extra = len(k.dispatcher.overloads) - before.get(id(k), 0) - (1 if k in todo else 0)
+            extra = len(k.dispatcher.overloads) - before.get(id(k), 0) - (id(k) in asked)
             if extra > 0:
-                warnings.warn(f"{k.name} was compiled {extra} more time(s) than declared while "
-                              f"preparing {workload.name}: define it before its callers, list its "
-                              "module in the workload, or call it with its declared types",
-                              CompileWarning, stacklevel=3)
+                found.append(f"{k.name} was compiled {extra} more time(s) than declared while preparing "
+                             f"{workload}: define it before its callers, list its module in the workload, "
+                             "or call it with its declared types")
+    return found
+
+
+def _compile_one(k: Kernel) -> None:
+    k.dispatcher.compile(k.signature)
+    # Closed to new types: callers typed later are served by conversion.
+    k.dispatcher.disable_compile()
+
+
+def _compile_in_worker(module: str, index: int, workload: str) -> tuple[float, list[str]]:
+    """In a worker process: load the callees of one kernel from the cache (other workers
+    wrote them), compile the kernel into the cache; its seconds and any leak."""
+    importlib.import_module(module)
+    k = _KERNELS[module][index]
+    before = _overloads()
+    below = [c for c in _below(k) if not c.compiled()]
+    for c in below:
+        _compile_one(c)
+    t0 = time.perf_counter()
+    _compile_one(k)
+    return time.perf_counter() - t0, _leaks(before, [*below, k], workload)
+
+
+_ANSWER = "sim.jit: "  # how a worker's answers stand out on its standard output
+
+
+def serve() -> None:
+    """A compile worker's loop (``python -c "from sim.jit import serve; serve()"``): one
+    kernel per line of standard input (``module index workload``), its answer a line."""
+    for line in sys.stdin:
+        module, index, workload = line.rstrip("\n").split(" ", 2)
+        print(_ANSWER + json.dumps(_compile_in_worker(module, int(index), workload)), flush=True)
+
+
+class _Worker:
+    """A new Python process that compiles kernels one at a time. Started as a command, not
+    forked (numba and tqdm threads) nor spawned (which would run the user's script again)."""
+
+    def __init__(self) -> None:
+        import subprocess
+        import tempfile
+
+        self.log = tempfile.TemporaryFile(mode="w+")  # noqa: SIM115 (open as long as the worker, closed by close)
+        path = os.pathsep.join(p for p in sys.path if p and os.path.isdir(p))
+        self.process = subprocess.Popen([sys.executable, "-c", "from sim.jit import serve; serve()"],
+                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.log,
+                                        text=True, env={**os.environ, "PYTHONPATH": path})
+
+    def compile(self, module: str, index: int, workload: str) -> tuple[float, list[str]]:
+        self.process.stdin.write(f"{module} {index} {workload}\n")
+        self.process.stdin.flush()
+        for line in self.process.stdout:
+            if line.startswith(_ANSWER):
+                seconds, leaks = json.loads(line[len(_ANSWER):])
+                return seconds, leaks
+        self.log.seek(0)
+        raise RuntimeError(f"a compile worker ended on {module} #{index}: {self.log.read()[-2000:]}")
+
+    def close(self) -> None:
+        with contextlib.suppress(OSError):
+            self.process.stdin.close()
+        self.process.wait()
+        self.log.close()
+
+
+def _jobs(jobs: int | None, todo: list[Kernel]) -> int:
+    if jobs is None:
+        env = os.environ.get(JOBS_ENV, "")
+        if env.isdigit() and int(env) > 0:
+            jobs = int(env)
+        elif sum(map(_weight, todo)) < PARALLEL_FROM:
+            jobs = 1
+        else:
+            jobs = os.cpu_count() or 1
+    return max(1, min(jobs, len(todo)))
+
+
+def _compile(workload: Workload, todo: list[Kernel], stale: set[str], progress: bool, jobs: int | None) -> None:
+    from tqdm.auto import tqdm
+
+    dirs = [d.parent if d.name == "__pycache__" else d for d in _cache_dirs(todo)]
+    where = Path(os.path.commonpath(dirs)) if len(dirs) > 1 else dirs[0]
+    # Kernels of modules compiled before (another workload's) load from the cache in any
+    # process: only the stale ones are work.
+    work = [k for k in todo if k.dispatcher.py_func.__module__ in stale]
+    jobs = _jobs(jobs, work)
+    print(f"compiling {workload.name} ({len(work)} numba kernels"
+          + (f", {jobs} processes" if jobs > 1 else "") + "): once on this machine, then loaded from the cache "
+          f"({where})", file=sys.stderr, flush=True)
+    t0 = time.perf_counter()
+    with tqdm(total=sum(map(_weight, work)), disable=not progress, desc="compiling", smoothing=0,
+              bar_format="{desc}: {percentage:3.0f}%|{bar}| [{elapsed}{postfix}]",
+              file=sys.stderr) as bar:
+        if jobs > 1:
+            try:
+                leaks = _compile_parallel(workload, work, jobs, bar)
+            except (OSError, RuntimeError) as e:  # no processes here, or one failed: compile in this one
+                print(f"compiling in this process ({type(e).__name__}: {e})", file=sys.stderr, flush=True)
+                jobs = 1
+        if jobs == 1:
+            before = _overloads()
+            pace = _Pace()
+            for i, k in enumerate(todo):
+                left = sum(_weight(x) for x in todo[i:] if x in work)
+                bar.set_postfix_str(f"{pace.eta(left, left, 1)} left, {i}/{len(todo)} kernels, now "
+                                    f"{k.dispatcher.py_func.__name__}")
+                t = time.perf_counter()
+                _compile_one(k)
+                COMPILE_SECONDS[k.name] = time.perf_counter() - t
+                if k in work:
+                    pace.add(_weight(k), COMPILE_SECONDS[k.name])
+                    bar.update(_weight(k))
+            leaks = _leaks(before, todo, workload.name)
+        bar.set_postfix_str(f"{len(work)}/{len(work)} kernels", refresh=False)
+    if not progress:
+        print(f"compiled in {time.perf_counter() - t0:.0f} s", file=sys.stderr, flush=True)
+    for message in leaks:
+        warnings.warn(message, CompileWarning, stacklevel=3)
+
+
+class _Pace:
+    """How much slower than its measured weight this machine compiles now (the load): the
+    compile bar's estimate of the time left."""
+
+    def __init__(self) -> None:
+        self.weights = self.seconds = 0.0
+
+    def add(self, weight: float, seconds: float) -> None:
+        self.weights += weight
+        self.seconds += seconds
+
+    @property
+    def factor(self) -> float:
+        return self.seconds / self.weights if self.weights > 0 else 1.0
+
+    def eta(self, chain: float, total: float, jobs: int) -> str:
+        from tqdm import tqdm
+
+        return tqdm.format_interval(self.factor * max(chain, total / jobs))
+
+
+def _compile_parallel(workload: Workload, work: list[Kernel], jobs: int, bar) -> list[str]:
+    """Compile ``work`` in ``jobs`` new processes, each kernel once its callees are in the
+    cache, the longest chain of compile time first; the bar credits a running kernel with
+    its time so far (up to nine tenths of its weight)."""
+    import queue
+    from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
+
+    place = {id(k): (k.dispatcher.py_func.__module__, _KERNELS[k.dispatcher.py_func.__module__].index(k))
+             for k in work}
+    waits_on = {id(k): {id(c) for c in _below(k)} & place.keys() for k in work}
+    callers: dict[int, list[Kernel]] = {id(k): [] for k in work}
+    for k in work:
+        for c in waits_on[id(k)]:
+            callers[c].append(k)
+    rank: dict[int, float] = {}
+
+    def chain(k: Kernel) -> float:  # the compile time from k up to the top of the workload
+        if id(k) not in rank:
+            rank[id(k)] = _weight(k) + max((chain(c) for c in callers[id(k)]), default=0.0)
+        return rank[id(k)]
+
+    left = sorted(work, key=chain, reverse=True)
+    done: set[int] = set()
+    running: dict = {}
+    leaks: list[str] = []
+    credit = 0.0
+    idle: queue.Queue = queue.Queue()
+    workers = [_Worker() for _ in range(jobs)]
+    for w in workers:
+        idle.put(w)
+
+    def on_a_worker(module: str, index: int) -> tuple[float, list[str]]:
+        w = idle.get()
+        try:
+            return w.compile(module, index, workload.name)
+        finally:
+            idle.put(w)
+
+    pace = _Pace()
+    pool = ThreadPoolExecutor(jobs)  # a thread waits on each worker process
+    try:
+        while left or running:
+            for k in [k for k in left if waits_on[id(k)] <= done][:jobs - len(running)]:
+                left.remove(k)
+                running[pool.submit(on_a_worker, *place[id(k)])] = (k, time.perf_counter())
+            if not running:
+                raise RuntimeError("kernels waiting on each other: " + ", ".join(k.name for k in left))
+            finished, _ = wait(running, timeout=0.5, return_when=FIRST_COMPLETED)
+            for future in finished:
+                k, _ = running.pop(future)
+                COMPILE_SECONDS[k.name], found = future.result()
+                pace.add(_weight(k), COMPILE_SECONDS[k.name])
+                leaks += found
+                done.add(id(k))
+                credit += _weight(k)
+            now = time.perf_counter()
+            partial = sum(min((now - t) / pace.factor, 0.9 * _weight(k)) for k, t in running.values())
+            # What is left: the longest chain of kernels still to compile, or all of them
+            # shared by the processes, whichever is longer.
+            chains = [chain(k) - min((now - t) / pace.factor, 0.9 * _weight(k)) for k, t in running.values()]
+            chains += [chain(k) for k in left]
+            total_left = sum(map(_weight, left)) + sum(_weight(k) for k, _ in running.values()) - partial
+            bar.set_postfix_str(f"{pace.eta(max(chains, default=0.0), total_left, jobs)} left, {len(done)}/{len(work)} "
+                                "kernels, now " + ", ".join(k.dispatcher.py_func.__name__ for k, _ in running.values()),
+                                refresh=False)
+            bar.update(max(0.0, credit + partial - bar.n))
+            bar.refresh()  # the clock and the kernels named move even while the share does not
+    finally:
+        pool.shutdown(wait=False, cancel_futures=True)
+        for w in workers:
+            w.close()
+    return leaks
 
 
 # --- what the cache holds -------------------------------------------------------------------------
@@ -302,6 +603,12 @@ def all_workloads() -> tuple[Workload, ...]:
         if family.workload not in found:
             found.append(family.workload)
     return tuple(found)
+
+
+def together(name: str, workloads: list[Workload] | tuple[Workload, ...]) -> Workload:
+    """One workload of several (their modules in order, each once): compiled as one, its
+    kernels share the worker processes with no wait between workloads."""
+    return Workload(name, tuple(dict.fromkeys(m for w in workloads for m in w.modules)))
 
 
 def cache_report() -> list[tuple[Path, int, int]]:

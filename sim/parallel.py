@@ -8,6 +8,8 @@ every result to a callback in the parent, which does all the writing.
 
 from __future__ import annotations
 
+import atexit
+import functools
 import os
 import signal
 from collections.abc import Callable, Iterable
@@ -67,6 +69,24 @@ def parse_cluster(spec: str) -> int | None:
     return int(count) if count else None
 
 
+def _end_local_workers() -> None:
+    """End joblib's local worker processes at once (they are idle)."""
+    from joblib.externals.loky import reusable_executor
+
+    executor = getattr(reusable_executor, "_executor", None)  # the one joblib reuses, if started
+    if executor is not None:
+        executor.shutdown(wait=False, kill_workers=True)
+
+
+@functools.cache
+def _end_local_workers_at_exit() -> None:
+    """Kill the idle workers when the interpreter exits. They stay up between runs of one
+    process (a notebook, the tests: no new workers for every run), but joblib's own exit
+    hook asks them to stop and waits, seconds after the work and its summary are done;
+    this hook, registered later, runs first."""
+    atexit.register(_end_local_workers)
+
+
 @dataclass
 class Workers:
     """Run tasks on ``jobs`` local processes, on a dask ``scheduler`` address, or on a
@@ -92,6 +112,7 @@ class Workers:
         if self.jobs is not None and self.jobs < 1:
             raise SimError(f"--jobs must be at least 1 (got {self.jobs})")
         if not self.uses_dask:
+            _end_local_workers_at_exit()
             return self
         try:
             import dask

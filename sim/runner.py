@@ -150,7 +150,7 @@ def _play_chunk(rules_json: str, seed: int, start: int, count: int, policies: li
     numba.set_num_threads(1)
     rules = Rules.from_json(rules_json)
     family = family_of(rules)
-    family.prepare(progress=False)  # a remote worker may have to compile: in order, once
+    family.prepare(progress=False, jobs=1)  # a remote worker may have to compile: here, in order, once
     return family.chunk_tables(rules, seed, start, count, policies, drop, duplicate)
 
 
@@ -312,8 +312,18 @@ def _task_args(spec: RunSpec, v: Variant, start: int, count: int) -> tuple:
             tuple(k for k, _ in v.partition), spec.duplicate)
 
 
+def _pieces(spec: RunSpec, start: int, count: int) -> list[tuple[int, int]]:
+    """A chunk as the tasks that play it: ``(first round, rounds)`` of at most the family's
+    ``piece`` rounds (whole deals), so that the bar moves inside a long chunk. Rounds
+    depend on their ids alone: the pieces put together are the chunk."""
+    piece = spec.family.piece or count
+    step = deal_step(spec.variants, spec.duplicate)
+    piece = max(step, piece - piece % step)
+    return [(s, min(piece, start + count - s)) for s in range(start, start + count, piece)]
+
+
 def _run_all(spec: RunSpec, out: Path, workers: Workers, bar, played: list[int], report: RunReport) -> None:
-    tasks, where = [], {}
+    tasks, where, chunks = [], {}, {}
     tables = spec.family.tables
     for vi, start, count in spec.chunks():
         v = spec.variants[vi]
@@ -323,15 +333,23 @@ def _run_all(spec: RunSpec, out: Path, workers: Workers, bar, played: list[int],
             report.skipped += count
             bar.update(count)
             continue
-        key = chunk_name(v, start, count)
-        where[key] = (paths, meta, start)
-        tasks.append((key, _task_args(spec, v, start, count)))
+        pieces = _pieces(spec, start, count)
+        chunks[start, vi] = (paths, meta, len(pieces), {})
+        for s, c in pieces:
+            key = chunk_name(v, s, c)
+            where[key] = (start, vi, s)
+            tasks.append((key, _task_args(spec, v, s, c)))
 
     def write(key: str, result: dict[str, pl.DataFrame]) -> None:
-        paths, meta, start = where[key]
-        _write_chunk(paths, meta, start, result, out)
-        played[0] += _units(result)
+        start, vi, s = where[key]
+        paths, meta, parts, done = chunks[start, vi]
+        done[s] = result
         bar.update(_units(result))
+        if len(done) == parts:
+            del chunks[start, vi]
+            whole = {name: pl.concat([done[p][name] for p in sorted(done)]) for name in result}
+            _write_chunk(paths, meta, start, whole, out)
+            played[0] += _units(whole)
 
     workers.run(_play_chunk, tasks, write)
 

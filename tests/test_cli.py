@@ -26,6 +26,25 @@ def test_help_on_every_subcommand():
         assert "Usage" in r.output
 
 
+def test_metrics_are_listed_once_by_family_and_the_run_help_groups_them():
+    """``sim metrics`` names what every --until-ci metric measures, the ones the tile
+    families share once; ``sim run --help`` lists only their names, grouped the same way."""
+    out = run("metrics").output
+    assert out.count("p_open_by_turn_T ") == 1 and "Rummy 101 and Rummikub:" in out
+    assert "Rummikub also:" in out and "blocked" in out and "p_rummy" in out and "p_pairs" in out
+    helptext = " ".join(run("run", "--help").output.split())
+    assert "What each measures: sim metrics." in helptext
+    assert helptext.count("p_open_by_turn_T,") == 1 and "share of players opened" not in helptext
+
+
+def test_compile_names_an_unknown_family_and_says_when_all_is_compiled():
+    r = run("compile", "rummy-kub")
+    assert r.exit_code == 2 and "error: unknown family 'rummy-kub': expected one of rummy101" in r.output
+    done = run("compile", "rummy101", "--no-progress")
+    assert done.exit_code == 0, done.output
+    assert done.output.splitlines()[-1].startswith("ready in ") and "the Rummy 101 engine" in done.output
+
+
 def test_presets_describe_each_in_its_own_family_words_and_version_prints():
     """Each preset's line says what differs (the joker button) and only what its family has
     (no thresholds for cards or Rummikub); ``--version`` prints the package and commit."""

@@ -66,6 +66,88 @@ def tiny(tmp_path):
     return tmp_path, env
 
 
+PARALLEL = '''
+import warnings
+warnings.simplefilter("error")
+from sim import jit
+from tiny.caller import WORKLOAD, entry
+ready = jit.is_ready(WORKLOAD)
+jit.prepare(WORKLOAD, progress=False, jobs=2)
+print("ready" if ready else "compiled", entry(10), jit.is_ready(WORKLOAD))
+'''
+
+
+def test_a_workload_compiles_in_worker_processes_callees_first(tiny):
+    """jobs=2: every kernel is compiled in a worker process once its callees are in the
+    cache (entry waits on twice, which waits on base), none more than once (a leak is a
+    warning, an error here); this process then loads them, and the next finds them ready."""
+    where, env = tiny
+    first = _run(PARALLEL, env, where)
+    assert first.returncode == 0, first.stderr
+    assert first.stdout.split() == ["compiled", "35", "True"]
+    assert "compiling the tiny workload (3 numba kernels, 2 processes)" in first.stderr
+    again = _run(PARALLEL, env, where)
+    assert again.stdout.split() == ["ready", "35", "True"] and "compiling" not in again.stderr
+
+
+CALLS = '''
+from sim import jit
+from tiny import caller, callee
+kernels = {k.dispatcher.py_func.__name__: k for k in jit.Workload("t", ("tiny.callee", "tiny.caller")).kernels()}
+print(*(f"{name}:{','.join(sorted(c.dispatcher.py_func.__name__ for c in jit.callees(k))) or '-'}"
+        for name, k in sorted(kernels.items())))
+print(*(c.dispatcher.py_func.__name__ for c in jit._below(kernels["entry"])))
+'''
+
+
+def test_a_kernels_callees_are_read_from_its_code(tiny):
+    """What a parallel compile waits on: the kernels named in the code, as globals, as a
+    module's attributes (callee.base) or through an inlined helper (not compiled alone)."""
+    where, env = tiny
+    (where / "tiny" / "caller.py").write_text(textwrap.dedent(CALLER) + textwrap.dedent('''
+        from tiny import callee
+
+
+        @kernel(inline=True)
+        def helper(x):
+            return callee.base(x)
+
+
+        @kernel(i64)
+        def through(x):
+            return helper(x) + 1
+    '''))
+    done = _run(CALLS, env, where)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == ["base:- entry:twice through:base twice:base", "base twice"]
+
+
+def test_every_kernel_has_a_measured_compile_time():
+    """The compile bar's weights and the parallel schedule (sim/kernel_times.json): a new
+    or renamed kernel needs `python benchmarks/bench_compile.py --write-times`."""
+    from sim import jit
+
+    names = {k.name for w in jit.all_workloads() for k in w.kernels()}
+    missing = sorted(names - set(jit.kernel_seconds()))
+    assert not missing, f"no compile time for {missing}: run benchmarks/bench_compile.py --write-times"
+    assert all(t > 0 for t in jit.kernel_seconds().values())
+
+
+def test_the_compile_bar_estimates_the_time_left_from_the_longest_chain_and_the_pace():
+    """Weights are seconds on an idle core; the kernels done so far set this machine's pace
+    (here half as fast), and what is left is the longest chain or the share of each
+    process, whichever is longer."""
+    from sim import jit
+
+    pace = jit._Pace()
+    assert pace.eta(10.0, 12.0, 2) == "00:10"
+    pace.add(2.0, 3.0)
+    pace.add(2.0, 5.0)
+    assert pace.factor == 2.0
+    assert pace.eta(10.0, 12.0, 2) == "00:20"
+    assert pace.eta(4.0, 12.0, 2) == "00:12"
+
+
 def test_a_workload_compiles_once_per_kernel_then_loads(tiny):
     where, env = tiny
     first = _run(PROBE, env, where)

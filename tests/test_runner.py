@@ -50,6 +50,41 @@ def test_rummikub_runs_are_the_same_whatever_jobs_and_chunks(tmp_path):
         rounds.filter(pl.col("open_points") == 30).sort("round_id")["turns"].to_list())
 
 
+def test_a_chunk_played_in_pieces_is_the_chunk(tmp_path, monkeypatch):
+    """A family's ``piece`` splits a chunk into tasks (Rummikub: so that the bar moves inside
+    a long chunk); put back together they are the chunk played whole, one file per chunk."""
+    from sim.games.rummikub import FAMILY
+
+    rules = sim.preset("rummikub").replace(players=2)
+    monkeypatch.setattr(FAMILY, "piece", None)
+    whole = runner.run(spec(rounds=50, chunk=50, rules=rules), tmp_path / "whole", jobs=1, progress=False)
+    monkeypatch.setattr(FAMILY, "piece", 12)
+    assert [c for _, c in runner._pieces(spec(rounds=50, chunk=50, rules=rules), 0, 50)] == [12, 12, 12, 12, 2]
+    pieces = runner.run(spec(rounds=50, chunk=50, rules=rules), tmp_path / "pieces", jobs=2, progress=False)
+    assert (whole.played, pieces.played) == (50, 50)
+    assert len(list((tmp_path / "pieces" / "rounds").glob("*.parquet"))) == 1
+    for table in ("rounds", "players"):
+        assert load(tmp_path / "whole", table).equals(load(tmp_path / "pieces", table))
+
+
+def test_the_local_worker_processes_are_killed_at_exit(tmp_path):
+    """Nothing waits for idle workers after the summary: the hook registered by a local run
+    ends joblib's processes at once when the interpreter exits (and not before: the next
+    run in this process reuses them)."""
+    from joblib.externals.loky import reusable_executor
+
+    from sim import parallel
+
+    runner.run(spec(rounds=200, chunk=100), tmp_path / "a", jobs=2, progress=False)
+    executor = reusable_executor._executor
+    assert executor is not None and not executor._flags.shutdown
+    assert parallel._end_local_workers_at_exit.cache_info().currsize == 1
+    parallel._end_local_workers()
+    assert executor._flags.shutdown
+    again = runner.run(spec(rounds=200, chunk=100), tmp_path / "b", jobs=2, progress=False)
+    assert again.played == 200 and reusable_executor._executor is not executor
+
+
 def test_rerun_completes_only_the_missing_chunks(tmp_path):
     out = tmp_path / "r"
     runner.run(spec(), out, jobs=1, progress=False)

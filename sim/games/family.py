@@ -202,6 +202,7 @@ class Family:
     finishes: tuple[str, ...] = ()  # how a round may end: the ``finish`` column's values
     kernel_modules: tuple[str, ...] = ()  # sim.jit: the modules its engine compiles, callees first
     uses_run_table: bool = False  # its engine calls the opening solver, which reads the run table
+    piece: int | None = None  # the most units one task plays (None: a chunk), so that a run's bar moves often
     metrics: tuple[Metric, ...] = ()
 
     def describe(self, rules: Rules) -> str:
@@ -214,13 +215,13 @@ class Family:
 
         return Workload(f"the {self.title} engine", self.kernel_modules)
 
-    def prepare(self, progress: bool = True) -> None:
-        """Compile the engine now if this machine has not compiled it before, and build or
-        load the opening solver's run table if it uses one: both once, here, before worker
-        processes start."""
+    def prepare(self, progress: bool = True, jobs: int | None = None) -> None:
+        """Compile the engine now if this machine has not compiled it before (in ``jobs``
+        processes, see :func:`sim.jit.prepare`), and build or load the opening solver's run
+        table if it uses one: both once, here, before worker processes start."""
         from sim.jit import prepare
 
-        prepare(self.workload, progress)
+        prepare(self.workload, progress, jobs)
         if self.uses_run_table:
             from sim.solver.runs import run_table
 

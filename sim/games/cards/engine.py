@@ -60,7 +60,7 @@ from sim.games.cards.hand import (
     _search,
     card_value,
 )
-from sim.jit import I1, I2, I3, U1, boolean, i64, kernel
+from sim.jit import I1, I2, I3, U1, boolean, copy_row, i64, kernel
 
 # The rules as integers (rp).
 RP_PLAYERS, RP_SIZE, RP_DECKS, RP_TARGET, RP_PARTNERS, RP_RUMMY, RP_RUMMY_LAYOFFS, RP_LEN = range(8)
@@ -301,7 +301,7 @@ def _play_hand(seed, match_id, hand, dealer, rp, policies, fixed, deck, hands, t
     players, size, partners = rp[RP_PLAYERS], rp[RP_SIZE], rp[RP_PARTNERS]
     n = deck.shape[0]
     if hand < fixed.shape[0]:
-        deck[:] = fixed[hand]
+        copy_row(deck, fixed[hand])
     else:
         shuffle_hand(seed, match_id, hand, deck, np.zeros(4, dtype=np.uint64))
     hands[:, :] = 0
@@ -408,7 +408,7 @@ def _play_hand(seed, match_id, hand, dealer, rp, policies, fixed, deck, hands, t
         out_p[p, P_SCORE] = points if p == winner else 0
         out_p[p, P_TOTAL] = totals[p]
         if tracing and hand < ends.shape[0]:
-            ends[hand, p, :] = hands[p]
+            copy_row(ends[hand, p], hands[p])
     return finish
 
 

@@ -23,7 +23,7 @@ import numpy as np
 from numba import prange
 
 from sim.deal import STREAM_CARD_DEALS, shuffle_into
-from sim.jit import I1, I2, i64, kernel
+from sim.jit import I1, I2, copy_rows, i64, kernel
 
 CARDS = 52
 RANKS = 13
@@ -75,11 +75,11 @@ def _search(h, table, ntable, left, placed, depth, path, best_path, out_path, re
         if placed > result[R_BEST]:
             result[R_BEST] = placed
             result[R_BEST_STEPS] = depth
-            best_path[:depth, :] = path[:depth, :]
+            copy_rows(best_path[:depth], path[:depth])
         if left == 1 and result[R_OUT] == 0:
             result[R_OUT] = 1
             result[R_OUT_STEPS] = depth
-            out_path[:depth, :] = path[:depth, :]
+            copy_rows(out_path[:depth], path[:depth])
         return
     suit, rank = x // RANKS, x % RANKS + 1
     v = card_value(x)

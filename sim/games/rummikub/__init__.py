@@ -45,6 +45,7 @@ class Rummikub(Family):
     kernel_modules = ("sim.deal", "sim.solver.runs", "sim.solver.kernel", "sim.solver.layout",
                       "sim.games.rummikub.table", "sim.games.rummikub.tableturn", "sim.games.rummikub.engine")
     uses_run_table = True
+    piece = 250  # about a second of four-player rounds on one core: a chunk of 10,000 is a minute or more
     metrics = (
         *SHARED_METRICS,
         Metric("blocked", "blocked", "share of rounds ending with the pool empty and every player passing", True),

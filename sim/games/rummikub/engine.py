@@ -35,7 +35,7 @@ from sim.deal import deal_round, full_deck
 from sim.games.rummikub.table import OUT_ROWS, PRIMARY
 from sim.games.rummikub.table import SPACE as TABLE_SPACE
 from sim.games.rummikub.tableturn import FREED_LEN, WORK, best_play, row_tiles
-from sim.jit import I1, I2, I3, U1, boolean, i64, kernel, tuple_of
+from sim.jit import I1, I2, I3, U1, boolean, copy_row, copy_rows, i64, kernel, tuple_of
 from sim.solver.arrays import SOLVER_ARRAYS, SOLVER_SPACE, best_melds
 from sim.solver.kernel import LEAF_LEN, new_space
 from sim.solver.layout import F_LEN, MELD_FIELDS
@@ -174,7 +174,7 @@ def try_open(p, racks, table, ps, g, rp, S, space, rows, trace):
     before = rack_tiles(rack)
     for i in range(n):
         row_tiles(rows[i], rack, -1)
-        table[g[G_NTABLE], :] = rows[i]
+        copy_row(table[g[G_NTABLE]], rows[i])
         g[G_NTABLE] += 1
     for k in range(COUNTS_LEN):
         if rack[k] < 0:
@@ -186,7 +186,7 @@ def try_open(p, racks, table, ps, g, rp, S, space, rows, trace):
     ps[p, PS_TILES_PLACED] += before - rack_tiles(rack)
     e = event(events, g, EV_OPEN, p, ps[p, PS_TURNS], -1, value, bar, n)
     if e >= 0:
-        ev_rows[e, :n, :] = rows[:n, :]
+        copy_rows(ev_rows[e, :n], rows[:n])
         for i in range(n):
             row_tiles(rows[i], ev_placed[e], 1)
     return True
@@ -234,15 +234,15 @@ def try_play(p, racks, table, ps, g, rp, ts, work, trace):
             g[G_ERROR] = ERR_BAD_MELD
     if table_tiles(new_table, n) != table_tiles(table, ntable) + placed_tiles:
         g[G_ERROR] = ERR_NO_TABLE  # the engine checks itself: every table tile kept
-    table[:n, :] = new_table[:n, :]
+    copy_rows(table[:n], new_table[:n])
     g[G_NTABLE] = n
     g[G_TABLE_CHANGES] += 1
     ps[p, PS_FAILED_AT] = 0
     ps[p, PS_TILES_PLACED] += placed_tiles
     e = event(events, g, EV_PLAY, p, ps[p, PS_TURNS], -1, w // PRIMARY, 0, n)
     if e >= 0:
-        ev_rows[e, :n, :] = table[:n, :]
-        ev_placed[e, :] = best_placed
+        copy_rows(ev_rows[e, :n], table[:n])
+        copy_row(ev_placed[e], best_placed)
         for i in range(min(2, freed[0])):
             events[e, EV_FREED] |= ((freed[1 + 2 * i] + 1) | ((freed[2 + 2 * i] + 1) << 6)) << (12 * i)
     return True

@@ -28,7 +28,7 @@ from __future__ import annotations
 import numpy as np
 
 from sim.games.rummikub.table import PRIMARY, SPACE, solve
-from sim.jit import I1, I2, boolean, i64, kernel, tuple_of
+from sim.jit import I1, I2, boolean, copy_row, copy_rows, i64, kernel, tuple_of
 from sim.solver.layout import F_COLOURS, F_FIRST, F_JOKERS, F_KEY, F_KIND, F_LEN, SET
 from sim.tiles import JOKER, KINDS, NUMBERS
 
@@ -154,10 +154,10 @@ def best_play(rack, table, ntable, objective, joker_value, g3max, cyclic, locked
         combos *= 3 if spot_alt[s] >= 0 else 2
     for combo in range(combos):
         _choice(combo, spots, spot_alt, choice)
-        r[:] = rack
+        copy_row(r, rack)
         if not use_jokers:
             r[JOKER] = 0
-        loose[:] = base
+        copy_row(loose, base)
         pins[:] = 0
         extra = np.int64(0)
         forcing = must
@@ -205,8 +205,8 @@ def best_play(rack, table, ntable, objective, joker_value, g3max, cyclic, locked
             best = w + extra
             best_combo = combo
             best_n = n
-            best_rows[:n, :] = out[:n, :]
-            best_placed[:] = placed
+            copy_rows(best_rows[:n], out[:n])
+            copy_row(best_placed, placed)
     freed[:] = 0
     if best_combo < 0:
         return np.int64(0), 0
@@ -224,7 +224,7 @@ def best_play(rack, table, ntable, objective, joker_value, g3max, cyclic, locked
     for i in range(ntable):
         if not (locked and table[i, F_JOKERS] != 0) or (bound and _all_freed(i, spots, spot_row, choice)):
             continue
-        new_table[m, :] = table[i, :]
+        copy_row(new_table[m], table[i])
         for s in range(spots):
             if choice[s] > 0 and spot_row[s] == i:
                 new_table[m, F_JOKERS] &= ~(np.int64(1) << spot_bit[s])
@@ -232,7 +232,7 @@ def best_play(rack, table, ntable, objective, joker_value, g3max, cyclic, locked
                     new_table[m, F_COLOURS] &= ~(np.int64(1) << spot_bit[s])
                     new_table[m, F_COLOURS] |= np.int64(1) << (spot_alt[s] // NUMBERS)
         m += 1
-    new_table[m:m + best_n, :] = best_rows[:best_n, :]
+    copy_rows(new_table[m:m + best_n], best_rows[:best_n])
     return best, m + best_n
 
 

@@ -104,7 +104,7 @@ from sim.games.rummy101.core import (
     score_round,
     take_meld_from_rack,
 )
-from sim.jit import I1, I2, I3, U1, boolean, i64, kernel, tuple_of
+from sim.jit import I1, I2, I3, U1, boolean, copy_row, copy_rows, i64, kernel, tuple_of
 from sim.solver.kernel import LEAF_LEN, new_space
 from sim.solver.layout import MAX_LAID, MELD_FIELDS
 from sim.solver.runs import new_run_space
@@ -254,11 +254,11 @@ def act(p, took, racks, table, ps, g, rp, events, S, space, rows, deck_len, keep
 
 @kernel(inline=True)
 def _copy_state(racks, table, ps, g, c_racks, c_table, c_ps, c_g):
-    c_racks[:, :] = racks
+    copy_rows(c_racks, racks)
     n = g[G_NTABLE]
-    c_table[:n, :] = table[:n, :]
-    c_ps[:, :] = ps
-    c_g[:] = g
+    copy_rows(c_table[:n], table[:n])
+    copy_rows(c_ps, ps)
+    copy_row(c_g, g)
     c_g[G_TRACE] = 0
 
 
@@ -274,7 +274,10 @@ def joker_finish_possible(p, took, racks, table, ps, g, rp, events, S, space, ro
     return used and c_ps[p, PS_OPEN_KIND] != OPEN_NONE and rack_tiles(c_racks[p]) == 0
 
 
-@kernel(inline=True)
+# play_turn is a kernel of its own, not inlined: numba's inlining copies a helper's IR
+# block by block, each copy with all the helper's variables, and play_turn (with all that
+# is inlined into it) would cost play_rounds half its compile time.
+@kernel(i64, boolean, I1, I2, I2, I2, I1, I1, I2, SOLVER_ARRAYS, SOLVER_SPACE, I2, SCRATCH)
 def play_turn(p, first, deck, racks, table, ps, g, rp, events, S, space, rows, scratch):
     """One turn of player ``p``; True when the round is over."""
     deck_len = deck.shape[0]
