@@ -83,7 +83,6 @@ class Kernel:
 
     dispatcher: numba.core.dispatcher.Dispatcher
     signature: tuple
-    entry: bool = False  # called from Python
 
     @property
     def name(self) -> str:
@@ -116,7 +115,7 @@ def kernel(*arg_types, parallel: bool = False, inline: bool = False, entry: bool
         options = {} if counted else {"_nrt": False}
         dispatcher = numba.njit(cache=True, parallel=parallel, no_cpython_wrapper=not entry,
                                 no_cfunc_wrapper=True, **options)(fn)
-        _KERNELS.setdefault(fn.__module__, []).append(Kernel(dispatcher, tuple(arg_types), entry))
+        _KERNELS.setdefault(fn.__module__, []).append(Kernel(dispatcher, tuple(arg_types)))
         return dispatcher
 
     return declare
@@ -292,7 +291,7 @@ TIMES_FILE = Path(__file__).with_name("kernel_times.json")
 DEFAULT_SECONDS = 0.5
 PARALLEL_FROM = 10.0  # seconds of compiling (by the weights) worth starting worker processes for
 JOBS_ENV = "SIM_COMPILE_JOBS"
-COMPILE_SECONDS: dict[str, float] = {}  # what each kernel compiled in this process took, by name
+COMPILE_SECONDS: dict[str, float] = {}  # what each kernel compiled for this process took, by name
 
 
 @functools.cache
@@ -484,6 +483,7 @@ def _compile(workload: Workload, todo: list[Kernel], stale: set[str], progress: 
                     bar.update(_weight(k))
             leaks = _leaks(before, todo, workload.name)
         bar.set_postfix_str(f"{len(work)}/{len(work)} kernels", refresh=False)
+        bar.update(bar.total - bar.n)  # the credits of kernels in progress fall short of their weights
     if not progress:
         print(f"compiled in {time.perf_counter() - t0:.0f} s", file=sys.stderr, flush=True)
     for message in leaks:
@@ -573,9 +573,9 @@ def _compile_parallel(workload: Workload, work: list[Kernel], jobs: int, bar) ->
             chains = [chain(k) - min((now - t) / pace.factor, 0.9 * _weight(k)) for k, t in running.values()]
             chains += [chain(k) for k in left]
             total_left = sum(map(_weight, left)) + sum(_weight(k) for k, _ in running.values()) - partial
+            on = ", ".join(k.dispatcher.py_func.__name__ for k, _ in running.values())
             bar.set_postfix_str(f"{pace.eta(max(chains, default=0.0), total_left, jobs)} left, {len(done)}/{len(work)} "
-                                "kernels, now " + ", ".join(k.dispatcher.py_func.__name__ for k, _ in running.values()),
-                                refresh=False)
+                                "kernels" + (f", now {on}" if on else ""), refresh=False)
             bar.update(max(0.0, credit + partial - bar.n))
             bar.refresh()  # the clock and the kernels named move even while the share does not
     finally:
