@@ -483,7 +483,7 @@ def _compile(workload: Workload, todo: list[Kernel], stale: set[str], progress: 
                     bar.update(_weight(k))
             leaks = _leaks(before, todo, workload.name)
         bar.set_postfix_str(f"{len(work)}/{len(work)} kernels", refresh=False)
-        bar.update(bar.total - bar.n)  # the credits of kernels in progress fall short of their weights
+        bar.update(max(0.0, bar.total - bar.n))  # the credits of kernels in progress fall short of their weights
     if not progress:
         print(f"compiled in {time.perf_counter() - t0:.0f} s", file=sys.stderr, flush=True)
     for message in leaks:
@@ -576,7 +576,7 @@ def _compile_parallel(workload: Workload, work: list[Kernel], jobs: int, bar) ->
             on = ", ".join(k.dispatcher.py_func.__name__ for k, _ in running.values())
             bar.set_postfix_str(f"{pace.eta(max(chains, default=0.0), total_left, jobs)} left, {len(done)}/{len(work)} "
                                 "kernels" + (f", now {on}" if on else ""), refresh=False)
-            bar.update(max(0.0, credit + partial - bar.n))
+            bar.update(max(0.0, min(bar.total, credit + partial) - bar.n))
             bar.refresh()  # the clock and the kernels named move even while the share does not
     finally:
         pool.shutdown(wait=False, cancel_futures=True)
