@@ -45,14 +45,14 @@ warnings.simplefilter("error")
 from sim import jit
 from tiny.caller import WORKLOAD, entry, twice
 ready = jit.is_ready(WORKLOAD)
-jit.prepare(WORKLOAD, progress=False)
+jit.prepare(WORKLOAD, progress=False, jobs=int(sys.argv[1]) if len(sys.argv) > 1 else None)
 print("ready" if ready else "compiled", entry(10), len(twice.signatures))
 '''
 
 
-def _run(code: str, env: dict, cwd: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-c", code], env=env, cwd=cwd, capture_output=True, text=True,
-                          timeout=300)
+def _run(code: str, env: dict, cwd: Path, *args) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-c", code, *map(str, args)], env=env, cwd=cwd, capture_output=True,
+                          text=True, timeout=300)
 
 
 @pytest.fixture
@@ -64,30 +64,6 @@ def tiny(tmp_path):
     (pkg / "caller.py").write_text(textwrap.dedent(CALLER))
     env = {**os.environ, "PYTHONPATH": f"{tmp_path}{os.pathsep}{ROOT}", "NUMBA_CACHE_DIR": str(tmp_path / "nb")}
     return tmp_path, env
-
-
-PARALLEL = '''
-import warnings
-warnings.simplefilter("error")
-from sim import jit
-from tiny.caller import WORKLOAD, entry
-ready = jit.is_ready(WORKLOAD)
-jit.prepare(WORKLOAD, progress=False, jobs=2)
-print("ready" if ready else "compiled", entry(10), jit.is_ready(WORKLOAD))
-'''
-
-
-def test_a_workload_compiles_in_worker_processes_callees_first(tiny):
-    """jobs=2: every kernel is compiled in a worker process once its callees are in the
-    cache (entry waits on twice, which waits on base), none more than once (a leak is a
-    warning, an error here); this process then loads them, and the next finds them ready."""
-    where, env = tiny
-    first = _run(PARALLEL, env, where)
-    assert first.returncode == 0, first.stderr
-    assert first.stdout.split() == ["compiled", "35", "True"]
-    assert "compiling the tiny workload (3 numba kernels, 2 processes)" in first.stderr
-    again = _run(PARALLEL, env, where)
-    assert again.stdout.split() == ["ready", "35", "True"] and "compiling" not in again.stderr
 
 
 CALLS = '''
@@ -148,14 +124,18 @@ def test_the_compile_bar_estimates_the_time_left_from_the_longest_chain_and_the_
     assert pace.eta(4.0, 12.0, 2) == "00:12"
 
 
-def test_a_workload_compiles_once_per_kernel_then_loads(tiny):
+@pytest.mark.parametrize("jobs, how", [(1, ""), (2, ", 2 processes")])
+def test_a_workload_compiles_once_per_kernel_then_loads(tiny, jobs, how):
+    """Here (jobs=1) or in worker processes (jobs=2: each kernel once its callees are in the
+    cache, entry after twice after base), every kernel compiles once (a leak is a warning,
+    an error here): twice() is called with literal flags and an int and still has one
+    signature, or none in this process when workers compiled it. The next run loads all."""
     where, env = tiny
-    first = _run(PROBE, env, where)
+    first = _run(PROBE, env, where, jobs)
     assert first.returncode == 0, first.stderr
-    # twice() is called with literal flags and an int: still one compilation (sim.jit).
-    assert first.stdout.split() == ["compiled", "35", "1"]
-    assert "compiling the tiny workload (3 numba kernels)" in first.stderr
-    again = _run(PROBE, env, where)
+    assert first.stdout.split() == ["compiled", "35", "1" if jobs == 1 else "0"]
+    assert f"compiling the tiny workload (3 numba kernels{how})" in first.stderr
+    again = _run(PROBE, env, where, jobs)
     assert again.stdout.split()[:2] == ["ready", "35"] and "compiling" not in again.stderr
 
 
