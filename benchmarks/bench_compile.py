@@ -38,7 +38,8 @@ import json, sys, time
 t0 = time.perf_counter()
 from sim import jit
 from sim.solver import runs
-workloads = {w.name: w for w in jit.all_workloads()}
+from sim.workloads import all_workloads
+workloads = {w.name: w for w in all_workloads()}
 out = {}
 for name in sys.argv[1:]:
     t = time.perf_counter()
@@ -89,6 +90,7 @@ def main() -> None:
     args = ap.parse_args()
     sys.path.insert(0, str(ROOT))
     from sim import jit
+    from sim.workloads import all_workloads
 
     if args.write_times:
         times = measure(["times"])["times"]
@@ -96,7 +98,7 @@ def main() -> None:
         print(f"wrote {jit.TIMES_FILE}: {len(times)} kernels, {sum(times.values()):.1f} s in all, one after the other")
         return
 
-    names = [w.name for w in jit.all_workloads() if w.name != "the run table"]
+    names = [w.name for w in all_workloads() if w.name != "the run table"]
     if args.only:
         names = [n for n in names if n == args.only]
         if not names:
@@ -107,7 +109,7 @@ def main() -> None:
     kernels: dict[str, int] = {}
     demo: list[float] = []
     together: list[float] = []
-    engine = next(w.name for w in jit.all_workloads() if "Rummy 101" in w.name)
+    engine = next(w.name for w in all_workloads() if "Rummy 101" in w.name)
     for _ in range(args.repeats):
         for n in ["table", *names]:
             got = measure([n], args.jobs)

@@ -41,7 +41,7 @@ from sim import plots
 
 plots.notebook_setup()
 ds = A.open_dataset(DATA)
-print("variant fields:", ds.keys, "| metrics:", A.ROUND_METRICS)
+print("variant fields:", ds.keys, "| metrics:", A.metric_texts(ds))
 
 # %%
 comp = A.compare_variants(ds, BASELINE, METRICS)

@@ -1,7 +1,8 @@
 """Simulation and analytics for rummy games played with tiles and cards.
 
-The flow: :mod:`sim.rules` (what is allowed) -> :mod:`sim.solver` (the best opening of a
-rack) -> :mod:`sim.games` (each family's rounds: engine, bots, referee, tables) ->
+The flow: :mod:`sim.rules` (what every family's rules share) -> :mod:`sim.solver` (the
+best opening of a tile rack) -> :mod:`sim.games` (the families, each a package: rules,
+presets, engine, bots, referee, tables, analysis, report sections) ->
 :mod:`sim.runner` (many rounds in parallel) -> :mod:`sim.store` (Parquet with
 provenance) -> :mod:`sim.analysis`, :mod:`sim.report` -> :mod:`sim.cli`.
 
@@ -15,48 +16,31 @@ import importlib
 from typing import Any
 
 from sim.errors import DatasetError, NotationError, RulesError, SimError
-from sim.rules import PRESETS, Rules, preset
+from sim.games import families, preset, presets
+from sim.rules import Rules
 from sim.tiles import Meld, Rack, parse_meld, parse_rack, parse_tile
-
-__version__ = "0.2.0"
+from sim.version import __version__
 
 _LAZY = {  # public names living in modules that bring numba with them
     "Opening": "sim.solver.api",
     "best_opening": "sim.solver.api",
     "evaluate_racks": "sim.solver.api",
     "opening_values": "sim.solver.api",
-    "TablePlay": "sim.games.rummikub.tableplay",
-    "LayDown": "sim.games.cards.play",
-    "best_lay_down": "sim.games.cards.play",
-    "table_play": "sim.games.rummikub.tableplay",
 }
+# Each family's public names (Family.public), from modules of its package.
+_LAZY.update({name: f"{f.package}.{module}" for f in families() for name, module in f.public.items()})
 
 __all__ = [
-    "PRESETS",
-    "DatasetError",
-    "LayDown",
-    "Meld",
-    "NotationError",
-    "Opening",
-    "Rack",
-    "Rules",
-    "RulesError",
-    "SimError",
-    "TablePlay",
-    "__version__",
-    "best_lay_down",
-    "best_opening",
-    "evaluate_racks",
-    "opening_values",
-    "parse_meld",
-    "parse_rack",
-    "parse_tile",
+    "PRESETS", "DatasetError", "Meld", "NotationError", "Opening", "Rack", "Rules", "RulesError", "SimError",
+    "__version__", "best_opening", "evaluate_racks", "opening_values", "parse_meld", "parse_rack", "parse_tile",
     "preset",
-    "table_play",
 ]
+__all__ += [name for f in families() for name in f.public]
 
 
 def __getattr__(name: str) -> Any:
+    if name == "PRESETS":  # every family's presets by name (sim.games.presets)
+        return presets()
     if name in _LAZY:
         value = getattr(importlib.import_module(_LAZY[name]), name)
         globals()[name] = value

@@ -25,7 +25,7 @@ import numpy as np
 import polars as pl
 
 from sim.errors import DatasetError
-from sim.games import family_of_manifest
+from sim.games import family_of_manifest, rules_from_dict, rules_from_json
 from sim.rules import Rules
 from sim.stats import Z95, cluster_interval, cluster_se, cluster_stats, wilson_interval
 from sim.store import read_metadata
@@ -33,10 +33,6 @@ from sim.store import read_metadata
 MAKE_DATA = ("Make data with `sim run --out DIR` or `sim sweep --grid FIELD=V1,V2 --out DIR`; "
              "`make notebook-data` writes the notebooks' small defaults (data/notebooks, about two minutes) "
              "and `make reference-report` the full reference data (data/reference, about 45 minutes).")
-# The rules columns of a rounds table (Rummy 101's, then Rummikub's K-VAR fields), copied
-# onto the players rows where present.
-SETTINGS = ("players", "threshold_mode", "open_points", "open_pairs", "button_jokers", "starter_may_open",
-            "joker_penalty", "wrap_runs", "locked_jokers", "easing_open", "last_call", "joker_moves")
 # Round facts copied onto the players rows where present.
 ROUND_FACTS = ("stock_left", "pool_left", "table_tiles", "deal_id", "rotation")
 
@@ -68,7 +64,7 @@ class Dataset:
         return self.manifest.get("family") or self.variants[0]["rules"]["family"]
 
     def rules(self) -> list[Rules]:
-        return [Rules.from_dict(v["rules"]) for v in self.variants]
+        return [rules_from_dict(v["rules"]) for v in self.variants]
 
     @property
     def duplicate(self) -> bool:
@@ -125,36 +121,37 @@ def open_dataset(path: str | Path) -> Dataset:
     rounds = pl.scan_parquet(str(path / "rounds" / "**" / "*.parquet"), hive_partitioning=True)
     players = pl.scan_parquet(str(path / "players" / "**" / "*.parquet"), hive_partitioning=True)
     present = rounds.collect_schema().names()
+    settings = family.rules_class.field_names()  # the rules columns of the rounds table, where present
     round_cols = ["round_id", *keys, "finish", "winner_seat", pl.col("turns").alias("round_turns"),
-                  *[c for c in (*ROUND_FACTS, *SETTINGS) if c not in keys and c in present]]
+                  *[c for c in (*ROUND_FACTS, *settings) if c not in keys and c in present]]
     players = players.join(rounds.select(round_cols), on=["round_id", *keys], how="left")
     return Dataset(path, manifest, keys, rounds, players, tables={"rounds": rounds, "players": players})
 
 
-def _shares(df: pl.DataFrame, k: str = "k", n: str = "n") -> pl.DataFrame:
+def wilson_shares(df: pl.DataFrame, k: str = "k", n: str = "n") -> pl.DataFrame:
     lo, hi = wilson_interval(df[k].to_numpy(), df[n].to_numpy())
     return df.with_columns(
         (pl.col(k) / pl.col(n)).alias("share"), pl.Series("ci_low", lo), pl.Series("ci_high", hi)
     )
 
 
-def _means(df: pl.DataFrame, mean: str = "mean", sd: str = "sd", n: str = "n") -> pl.DataFrame:
+def normal_means(df: pl.DataFrame, mean: str = "mean", sd: str = "sd", n: str = "n") -> pl.DataFrame:
     half = Z95 * pl.col(sd) / pl.col(n).sqrt()
     return df.with_columns((pl.col(mean) - half).alias("ci_low"), (pl.col(mean) + half).alias("ci_high"))
 
 
-def _clustered(ds: Dataset, lf: pl.LazyFrame, group: Sequence[str], value: pl.Expr, share: bool,
+def clustered_intervals(ds: Dataset, lf: pl.LazyFrame, group: Sequence[str], value: pl.Expr, share: bool,
                prefix: str = "") -> pl.DataFrame:
     """Cluster-robust 95% intervals of the mean of ``value`` (a share when ``share``) per
     ``group`` of ``lf``, the samples of one cluster (:attr:`Dataset.cluster`: a round's
     players, a duplicate deal's rounds) taken together; null values are left out.
     Columns: ``*group``, ``{prefix}ci_low``, ``{prefix}ci_high``."""
-    return _clustered_many(ds, lf, group, {prefix: (value, share)})
+    return clustered_intervals_many(ds, lf, group, {prefix: (value, share)})
 
 
-def _clustered_many(ds: Dataset, lf: pl.LazyFrame, group: Sequence[str],
+def clustered_intervals_many(ds: Dataset, lf: pl.LazyFrame, group: Sequence[str],
                     values: dict[str, tuple[pl.Expr, bool]]) -> pl.DataFrame:
-    """:func:`_clustered` for several values in one pass over the data: ``values`` maps a
+    """:func:`clustered_intervals` for several values in one pass over the data: ``values`` maps a
     column prefix to ``(value, share)``."""
     group = list(group)
     cluster = ds.cluster
@@ -198,7 +195,7 @@ def _one_row_per_cluster(ds: Dataset, lf: pl.LazyFrame, group: list[str]) -> boo
 
 def _intervals(df: pl.DataFrame, group: list[str], values: dict[str, tuple[pl.Expr, bool]],
                names: dict[str, str]) -> pl.DataFrame:
-    """The intervals of :func:`_clustered_many` from its per-group cluster statistics."""
+    """The intervals of :func:`clustered_intervals_many` from its per-group cluster statistics."""
     out = df.select(*group)
     for prefix, (_, share) in values.items():
         v = names[prefix]
@@ -210,11 +207,11 @@ def _intervals(df: pl.DataFrame, group: list[str], values: dict[str, tuple[pl.Ex
     return out
 
 
-def _category_shares(ds: Dataset, lf: pl.LazyFrame, group: Sequence[str], category: str,
+def category_shares(ds: Dataset, lf: pl.LazyFrame, group: Sequence[str], category: str,
                      sums: dict[str, pl.Expr] | None = None) -> pl.DataFrame:
     """The distribution of ``category`` within each ``group`` of ``lf``, in one pass over
     the data: ``k`` (rows of that value), ``n`` (rows of the group), ``share`` and its
-    cluster-robust 95% interval (:func:`_clustered` for each value's indicator: a cluster
+    cluster-robust 95% interval (:func:`clustered_intervals` for each value's indicator: a cluster
     without the value counts zero), and for each of ``sums`` the mean of that expression
     over the value's rows. Columns: ``*group``, ``category``, ``k``, ``n``, ``share``,
     ``ci_low``, ``ci_high``, ``*sums``."""
@@ -254,8 +251,8 @@ def _category_shares(ds: Dataset, lf: pl.LazyFrame, group: Sequence[str], catego
             .sort(*group, category, nulls_last=True))
 
 
-def _with_ci(df: pl.DataFrame, ci: pl.DataFrame, group: Sequence[str], prefix: str = "") -> pl.DataFrame:
-    """``df`` with its interval columns replaced by those of ``ci`` (:func:`_clustered`)
+def with_intervals(df: pl.DataFrame, ci: pl.DataFrame, group: Sequence[str], prefix: str = "") -> pl.DataFrame:
+    """``df`` with its interval columns replaced by those of ``ci`` (:func:`clustered_intervals`)
     where ``ci`` has them (a category never seen keeps its Wilson interval)."""
     cols = [f"{prefix}ci_low", f"{prefix}ci_high"]
     order = df.columns
@@ -266,7 +263,7 @@ def _with_ci(df: pl.DataFrame, ci: pl.DataFrame, group: Sequence[str], prefix: s
             .with_columns(pl.coalesce(f"_new{c}", c).alias(c) for c in cols).select(order))
 
 
-def _by(ds: Dataset, by: Sequence[str] | None, extra: Sequence[str] = ()) -> list[str]:
+def group_columns(ds: Dataset, by: Sequence[str] | None, extra: Sequence[str] = ()) -> list[str]:
     """``by`` as given, or the variant columns and ``extra``."""
     if by is not None:
         return list(by)
@@ -283,7 +280,7 @@ def opened_by_turn(ds: Dataset, max_turn: int = 10, by: Sequence[str] | None = N
     ``share``, ``ci_low``, ``ci_high``. Default ``by``: the dataset's variant columns
     and ``players``.
     """
-    group = [*_by(ds, by, ("players",)), "seat"]
+    group = [*group_columns(ds, by, ("players",)), "seat"]
     totals = ds.players.group_by(*group).agg(pl.len().alias("n")).collect()
     when = (ds.players.filter(pl.col("opened")).group_by(*group, "open_turn")
             .agg(pl.len().alias("c")).collect())
@@ -295,47 +292,10 @@ def opened_by_turn(ds: Dataset, max_turn: int = 10, by: Sequence[str] | None = N
           .with_columns(pl.col("k").fill_null(0))
           .select(*group, "turn", "k", "n").sort(*group, "turn"))
     if not ds.duplicate:  # one row per seat and round: independent samples, Wilson is right
-        return _shares(df)
-    ci = pl.concat([_clustered(ds, ds.players, group, (pl.col("open_turn") <= t).fill_null(False), True)
+        return wilson_shares(df)
+    ci = pl.concat([clustered_intervals(ds, ds.players, group, (pl.col("open_turn") <= t).fill_null(False), True)
                     .with_columns(pl.lit(t, dtype=pl.Int16).alias("turn")) for t in range(1, max_turn + 1)])
-    return _with_ci(_shares(df), ci, [*group, "turn"])
-
-
-def opening_kinds(ds: Dataset, by: Sequence[str] | None = None) -> pl.DataFrame:
-    """How players open: with melds, with pairs, or never (T-OPEN-1, T-OPEN-2).
-
-    Columns: ``*by``, ``open_kind`` (``melds``, ``pairs``, ``never``), ``k``, ``n``,
-    ``share``, ``ci_low``, ``ci_high`` (shares of all players of the group).
-    """
-    group = _by(ds, by, ("players",))
-    kind = pl.col("open_kind").cast(pl.String).fill_null("never").alias("open_kind")
-    return _category_shares(ds, ds.players.with_columns(kind), group, "open_kind")
-
-
-def discard_openings(ds: Dataset, by: Sequence[str] | None = None) -> pl.DataFrame:
-    """Openings made by taking the previous player's discard (T-TAKE-2).
-
-    Columns: ``*by``, ``open_kind``, ``k`` (openings with the discard), ``n`` (openings),
-    ``share``, ``ci_low``, ``ci_high``.
-    """
-    group = _by(ds, by, ("players",))
-    opened = ds.players.filter(pl.col("opened")).with_columns(pl.col("open_kind").cast(pl.String))
-    df = (opened.group_by(*group, "open_kind")
-          .agg(pl.col("took_discard").sum().alias("k"), pl.len().alias("n"))
-          .sort(*group, "open_kind").collect())
-    ci = _clustered(ds, opened, [*group, "open_kind"], pl.col("took_discard"), True)
-    return _with_ci(_shares(df), ci, [*group, "open_kind"])
-
-
-def opening_values(ds: Dataset, kind: str = "melds", by: Sequence[str] | None = None) -> pl.DataFrame:
-    """Distribution of opening values: points of melds openings or pairs of pairs ones.
-
-    Columns: ``*by``, ``open_value``, ``k`` (openings of that value), ``n`` (openings of
-    the group), ``share``, ``ci_low``, ``ci_high``.
-    """
-    group = _by(ds, by, ("players",))
-    openings = ds.players.filter(pl.col("open_kind").cast(pl.String) == kind)
-    return _category_shares(ds, openings, group, "open_value")
+    return with_intervals(wilson_shares(df), ci, [*group, "turn"])
 
 
 def deal_open_shares(paths: Sequence[str | Path]) -> pl.DataFrame:
@@ -352,7 +312,7 @@ def deal_open_shares(paths: Sequence[str | Path]) -> pl.DataFrame:
         meta = read_metadata(Path(p))
         if meta.get("kind") != "deal-stats":
             raise DatasetError(f"{p}: a {meta.get('kind')!r} file, not a deal-stats table")
-        rules = Rules.from_json(meta["rules"])
+        rules = rules_from_json(meta["rules"])
         t = pl.scan_parquet(p).select(
             pl.len().alias("n"), pl.col("can_open_melds").sum().alias("melds"),
             pl.col("can_open_pairs").sum().alias("pairs"), pl.col("can_open").sum().alias("either"),
@@ -360,26 +320,10 @@ def deal_open_shares(paths: Sequence[str | Path]) -> pl.DataFrame:
         for way in ("melds", "pairs", "either"):
             rows.append({"preset": rules.name, "rack_size": int(meta["rack_size"]), "racks": t["n"],
                          "way": way, "k": t[way], "n": t["n"], "mean_value": t["mean_value"]})
-    return _shares(pl.DataFrame(rows)).sort("preset", "rack_size", "way")
+    return wilson_shares(pl.DataFrame(rows)).sort("preset", "rack_size", "way")
 
 
 # --- thresholds ------------------------------------------------------------------------------
-
-
-def threshold_by_order(ds: Dataset, by: Sequence[str] | None = None, kind: str = "melds") -> pl.DataFrame:
-    """The requirement in force for the 1st, 2nd, 3rd... opener of a round (T-THR).
-
-    Columns: ``*by``, ``open_order``, ``n`` (openings), ``mean`` (threshold), ``sd``,
-    ``ci_low``, ``ci_high``, ``mean_value`` (the opening's value).
-    """
-    group = _by(ds, by, ("players", "threshold_mode"))
-    df = (ds.players.filter(pl.col("open_kind").cast(pl.String) == kind)
-          .group_by(*group, "open_order")
-          .agg(pl.len().alias("n"), pl.col("open_threshold").mean().alias("mean"),
-               pl.col("open_threshold").std().fill_null(0).alias("sd"),
-               pl.col("open_value").mean().alias("mean_value"))
-          .sort(*group, "open_order").collect())
-    return _means(df)
 
 
 def never_opened(ds: Dataset, by: Sequence[str] | None = None) -> pl.DataFrame:
@@ -387,10 +331,10 @@ def never_opened(ds: Dataset, by: Sequence[str] | None = None) -> pl.DataFrame:
 
     Columns: ``*by``, ``k`` (never opened), ``n`` (players), ``share``, ``ci_low``, ``ci_high``.
     """
-    group = _by(ds, by, ("players",))
+    group = group_columns(ds, by, ("players",))
     df = (ds.players.group_by(*group).agg((~pl.col("opened")).sum().alias("k"), pl.len().alias("n"))
           .sort(*group).collect())
-    return _with_ci(_shares(df), _clustered(ds, ds.players, group, ~pl.col("opened"), True), group)
+    return with_intervals(wilson_shares(df), clustered_intervals(ds, ds.players, group, ~pl.col("opened"), True), group)
 
 
 def round_length(ds: Dataset, by: Sequence[str] | None = None) -> pl.DataFrame:
@@ -399,37 +343,13 @@ def round_length(ds: Dataset, by: Sequence[str] | None = None) -> pl.DataFrame:
     Columns: ``*by``, ``n`` (rounds), ``mean``, ``sd``, ``ci_low``, ``ci_high``,
     ``median``, ``q90``.
     """
-    group = _by(ds, by, ("players",))
+    group = group_columns(ds, by, ("players",))
     df = (ds.rounds.group_by(*group)
           .agg(pl.len().alias("n"), pl.col("turns").mean().alias("mean"),
                pl.col("turns").std().fill_null(0).alias("sd"),
                pl.col("turns").median().alias("median"), pl.col("turns").quantile(0.9).alias("q90"))
           .sort(*group).collect())
-    return _with_ci(_means(df), _clustered(ds, ds.rounds, group, pl.col("turns"), False), group)
-
-
-def threshold_curve(ds: Dataset, turn: int = 3, by: Sequence[str] | None = None) -> pl.DataFrame:
-    """Across an ``open_points`` sweep: P(opened by own turn ``turn``) and the mean penalty
-    as functions of the threshold.
-
-    Columns: ``*by``, ``open_points``, ``n`` (players), ``p_open``, ``p_ci_low``,
-    ``p_ci_high``, ``mean_penalty``, ``penalty_ci_low``, ``penalty_ci_high`` (penalty:
-    minus the score of players who did not win).
-    """
-    group = [c for c in _by(ds, by, ("players",)) if c != "open_points"] + ["open_points"]
-    won = (pl.col("winner_seat") == pl.col("seat")).fill_null(False)
-    df = (ds.players.group_by(*group)
-          .agg(pl.len().alias("n"),
-               (pl.col("open_turn") <= turn).fill_null(False).sum().alias("k"),
-               (-pl.col("score")).filter(~won).mean().alias("mean_penalty"))
-          .sort(*group).collect())
-    penalty = pl.when(~won).then(-pl.col("score"))
-    ci = _clustered_many(ds, ds.players, group, {"p_": ((pl.col("open_turn") <= turn).fill_null(False), True),
-                                                 "penalty_": (penalty, False)})
-    return (df.with_columns((pl.col("k") / pl.col("n")).alias("p_open"))
-            .join(ci, on=group, how="left", nulls_equal=True)
-            .select(*group, "n", "mean_penalty", "p_open", "p_ci_low", "p_ci_high", "penalty_ci_low",
-                    "penalty_ci_high"))
+    return with_intervals(normal_means(df), clustered_intervals(ds, ds.rounds, group, pl.col("turns"), False), group)
 
 
 # --- penalties -------------------------------------------------------------------------------
@@ -441,7 +361,7 @@ def scores(ds: Dataset, by: Sequence[str] | None = None) -> pl.DataFrame:
     Columns: ``*by``, ``n``, ``mean``, ``sd``, ``ci_low``, ``ci_high``, ``q05``, ``q25``,
     ``median``, ``q75``, ``q95``, ``min``, ``max``.
     """
-    group = _by(ds, by, ("players", "seat"))
+    group = group_columns(ds, by, ("players", "seat"))
     s = pl.col("score")
     df = (ds.players.group_by(*group)
           .agg(pl.len().alias("n"), s.mean().alias("mean"), s.std().fill_null(0).alias("sd"),
@@ -449,7 +369,7 @@ def scores(ds: Dataset, by: Sequence[str] | None = None) -> pl.DataFrame:
                s.quantile(0.75).alias("q75"), s.quantile(0.95).alias("q95"), s.min().alias("min"),
                s.max().alias("max"))
           .sort(*group).collect())
-    return _with_ci(_means(df), _clustered(ds, ds.players, group, s, False), group)
+    return with_intervals(normal_means(df), clustered_intervals(ds, ds.players, group, s, False), group)
 
 
 def penalties(ds: Dataset, by: Sequence[str] | None = None) -> pl.DataFrame:
@@ -458,14 +378,14 @@ def penalties(ds: Dataset, by: Sequence[str] | None = None) -> pl.DataFrame:
     Columns: ``*by``, ``n``, ``mean``, ``sd``, ``ci_low``, ``ci_high``, ``median``, ``q90``.
     Group by ``open_kind`` (null: never opened) or ``finish`` to see T-SCORE-2/3 at work.
     """
-    group = _by(ds, by, ("players",))
+    group = group_columns(ds, by, ("players",))
     won = (pl.col("winner_seat") == pl.col("seat")).fill_null(False)
     p = -pl.col("score")
     df = (ds.players.filter(~won).group_by(*group)
           .agg(pl.len().alias("n"), p.mean().alias("mean"), p.std().fill_null(0).alias("sd"),
                p.median().alias("median"), p.quantile(0.9).alias("q90"))
           .sort(*group, nulls_last=True).collect())
-    return _with_ci(_means(df), _clustered(ds, ds.players.filter(~won), group, p, False), group)
+    return with_intervals(normal_means(df), clustered_intervals(ds, ds.players.filter(~won), group, p, False), group)
 
 
 def score_histogram(ds: Dataset, by: Sequence[str] | None = None, width: int = 10) -> pl.DataFrame:
@@ -473,37 +393,9 @@ def score_histogram(ds: Dataset, by: Sequence[str] | None = None, width: int = 1
 
     Columns: ``*by``, ``bin`` (lower edge), ``k``, ``n``, ``share``, ``ci_low``, ``ci_high``.
     """
-    group = _by(ds, by, ("players",))
+    group = group_columns(ds, by, ("players",))
     binned = ds.players.with_columns(((pl.col("score") // width) * width).alias("bin"))
-    return _category_shares(ds, binned, group, "bin")
-
-
-def outcomes(ds: Dataset, by: Sequence[str] | None = None) -> pl.DataFrame:
-    """What a round brings a player: ``won``, or lost having opened with ``melds``, with
-    ``pairs``, or ``never opened``.
-
-    Columns: ``*by``, ``outcome``, ``k``, ``n`` (players), ``share``, ``ci_low``, ``ci_high``,
-    ``mean_score``.
-    """
-    group = _by(ds, by, ("players",))
-    won = (pl.col("winner_seat") == pl.col("seat")).fill_null(False)
-    outcome = (pl.when(won).then(pl.lit("won"))
-               .when(~pl.col("opened")).then(pl.lit("lost, never opened"))
-               .otherwise(pl.lit("lost, opened with ") + pl.col("open_kind").cast(pl.String))).alias("outcome")
-    return _category_shares(ds, ds.players.with_columns(outcome), group, "outcome", {"mean_score": pl.col("score")})
-
-
-def penalty_distribution(ds: Dataset, by: Sequence[str] | None = None) -> pl.DataFrame:
-    """How much players who opened but did not win lose (T-SCORE-2, T-SCORE-3).
-
-    Columns: ``*by``, ``open_kind``, ``penalty`` (points), ``k`` (players losing exactly
-    that), ``n`` (losing openers of that kind), ``share``, ``ci_low``, ``ci_high``.
-    """
-    group = _by(ds, by, ("players",))
-    won = (pl.col("winner_seat") == pl.col("seat")).fill_null(False)
-    kind = pl.col("open_kind").cast(pl.String)
-    lost = ds.players.filter(~won & pl.col("opened")).with_columns(kind, (-pl.col("score")).alias("penalty"))
-    return _category_shares(ds, lost, [*group, "open_kind"], "penalty")
+    return category_shares(ds, binned, group, "bin")
 
 
 def penalty_values(ds: Dataset, by: Sequence[str] | None = None) -> pl.DataFrame:
@@ -512,10 +404,10 @@ def penalty_values(ds: Dataset, by: Sequence[str] | None = None) -> pl.DataFrame
     Columns: ``*by``, ``penalty`` (points), ``k`` (players losing exactly that), ``n``
     (players who did not win), ``share``, ``ci_low``, ``ci_high``.
     """
-    group = _by(ds, by, ("players",))
+    group = group_columns(ds, by, ("players",))
     won = (pl.col("winner_seat") == pl.col("seat")).fill_null(False)
     lost = ds.players.filter(~won).with_columns((-pl.col("score")).alias("penalty"))
-    return _category_shares(ds, lost, group, "penalty")
+    return category_shares(ds, lost, group, "penalty")
 
 
 def finish_rates(ds: Dataset, by: Sequence[str] | None = None) -> pl.DataFrame:
@@ -527,7 +419,7 @@ def finish_rates(ds: Dataset, by: Sequence[str] | None = None) -> pl.DataFrame:
     """
     from sim.games import family
 
-    group = _by(ds, by, ("players",))
+    group = group_columns(ds, by, ("players",))
     finishes = pl.DataFrame({"finish": list(family(ds.family).finishes)})
     counts = (ds.rounds.group_by(*group, pl.col("finish").cast(pl.String)).agg(pl.len().alias("k"))
               .collect())
@@ -537,25 +429,9 @@ def finish_rates(ds: Dataset, by: Sequence[str] | None = None) -> pl.DataFrame:
     df = (grid.join(counts, on=[*group, "finish"], how="left").with_columns(pl.col("k").fill_null(0))
           .sort(*group, "finish"))
     rounds = ds.rounds.with_columns(pl.col("finish").cast(pl.String))
-    ci = _category_shares(ds, rounds, group, "finish").select(*group, "finish", "ci_low", "ci_high")
-    return _with_ci(_shares(df), ci, [*group, "finish"]).select(*group, "finish", "k", "n", "share", "ci_low",
-                                                                 "ci_high")
-
-
-def winner_gain(ds: Dataset, by: Sequence[str] | None = None) -> pl.DataFrame:
-    """What the winner gains (T-SCORE-1), over rounds with a winner.
-
-    Columns: ``*by``, ``n`` (rounds won), ``mean``, ``sd``, ``ci_low``, ``ci_high``,
-    ``share_doubled`` (share of wins worth more than the base gain).
-    """
-    group = _by(ds, by, ("players",))
-    won = (pl.col("winner_seat") == pl.col("seat")).fill_null(False)
-    df = (ds.players.filter(won).group_by(*group)
-          .agg(pl.len().alias("n"), pl.col("score").mean().alias("mean"),
-               pl.col("score").std().fill_null(0).alias("sd"),
-               (pl.col("score") > pl.col("score").min()).mean().alias("share_doubled"))
-          .sort(*group).collect())
-    return _with_ci(_means(df), _clustered(ds, ds.players.filter(won), group, pl.col("score"), False), group)
+    ci = category_shares(ds, rounds, group, "finish").select(*group, "finish", "ci_low", "ci_high")
+    return with_intervals(wilson_shares(df), ci, [*group, "finish"]).select(
+        *group, "finish", "k", "n", "share", "ci_low", "ci_high")
 
 
 def win_shares(ds: Dataset, by: Sequence[str] | None = None) -> pl.DataFrame:
@@ -565,10 +441,10 @@ def win_shares(ds: Dataset, by: Sequence[str] | None = None) -> pl.DataFrame:
     Columns: ``*by``, ``seat``, ``k`` (rounds won), ``n`` (rounds), ``share``, ``ci_low``,
     ``ci_high``. Default ``by``: the variant columns and ``players``.
     """
-    group = [*_by(ds, by, ("players",)), "seat"]
+    group = [*group_columns(ds, by, ("players",)), "seat"]
     won = (pl.col("winner_seat") == pl.col("seat")).fill_null(False)
     df = ds.players.group_by(*group).agg(won.sum().alias("k"), pl.len().alias("n")).sort(*group).collect()
-    return _with_ci(_shares(df), _clustered(ds, ds.players, group, won, True), group)
+    return with_intervals(wilson_shares(df), clustered_intervals(ds, ds.players, group, won, True), group)
 
 
 def seat_advantage(ds: Dataset, by: Sequence[str] | None = None) -> pl.DataFrame:
@@ -586,7 +462,7 @@ def seat_advantage(ds: Dataset, by: Sequence[str] | None = None) -> pl.DataFrame
     ``score_edge_ci_low``, ``score_edge_ci_high``. Default ``by``: the variant columns
     and ``players``.
     """
-    group = [*_by(ds, by, ("players",)), "seat"]
+    group = [*group_columns(ds, by, ("players",)), "seat"]
     table = [*ds.keys, "round_id"]
     won = (pl.col("winner_seat") == pl.col("seat")).fill_null(False).cast(pl.Float64)
     score = pl.col("score").cast(pl.Float64)
@@ -599,7 +475,7 @@ def seat_advantage(ds: Dataset, by: Sequence[str] | None = None) -> pl.DataFrame
                                   pl.col("_score").mean().alias("mean_score"),
                                   pl.col("_score_edge").mean().alias("score_edge"))
           .sort(*group).collect())
-    ci = _clustered_many(ds, lf, group, {f"{name}_": (pl.col(f"_{name}"), name == "win")
+    ci = clustered_intervals_many(ds, lf, group, {f"{name}_": (pl.col(f"_{name}"), name == "win")
                                          for name in ("win", "win_edge", "score", "score_edge")})
     df = df.join(ci, on=group, how="left", nulls_equal=True)
     return df.select(*group, "rounds", "deals", "win_share", "win_ci_low", "win_ci_high", "win_edge",
@@ -609,7 +485,7 @@ def seat_advantage(ds: Dataset, by: Sequence[str] | None = None) -> pl.DataFrame
 
 # --- comparing variants ------------------------------------------------------------------------
 
-# The metrics of every family, then each family's own (finish columns of its rounds).
+# The metrics of every round family (each adds its own: Family.variant_metrics).
 ROUND_METRICS = {
     "turns": "turns per round",
     "opened_by_3": "share of players opened by their own 3rd turn",
@@ -619,18 +495,21 @@ ROUND_METRICS = {
     "seat0_win": "share of rounds the starting seat wins alone",
     "winner_gain": "the winner's gain (0 when no player wins alone)",
 }
-FAMILY_METRICS = {
-    "rummy101": {
-        "stock_out": ("share of rounds ending with the stock exhausted", ["stock_out"]),
-        "joker_finish": ("share of rounds won by a joker finish", ["joker", "one_turn_joker"]),
-    },
-    "rummikub": {
-        "pool_empty": ("share of rounds ending with the pool empty (blocked or last call, K-END-2)",
-                       ["blocked", "last_call"]),
-    },
-}
-for _own in FAMILY_METRICS.values():
-    ROUND_METRICS.update({name: text for name, (text, _) in _own.items()})
+
+
+def _family_metrics(ds: Dataset) -> dict[str, tuple[str, tuple[str, ...]]]:
+    """The metrics ``ds``'s family adds: name -> (what it is, the finishes it counts)."""
+    from sim.games import family
+
+    return family(ds.family).variant_metrics
+
+
+def metric_texts(ds: Dataset) -> dict[str, str]:
+    """What each metric of :func:`metrics_of` measures, for tables and figures."""
+    mod = _own_analysis(ds)
+    if mod is not None:
+        return dict(mod.UNIT_METRICS)
+    return {**ROUND_METRICS, **{name: text for name, (text, _) in _family_metrics(ds).items()}}
 
 
 def _own_analysis(ds: Dataset):
@@ -648,9 +527,7 @@ def metrics_of(ds: Dataset) -> list[str]:
     mod = _own_analysis(ds)
     if mod is not None:
         return list(mod.UNIT_METRICS)
-    own = FAMILY_METRICS.get(ds.family, {})
-    shared = [m for m in ROUND_METRICS if not any(m in f for f in FAMILY_METRICS.values())]
-    return shared + list(own)
+    return [*ROUND_METRICS, *_family_metrics(ds)]
 
 
 def round_metrics(ds: Dataset) -> pl.LazyFrame:
@@ -669,7 +546,7 @@ def round_metrics(ds: Dataset) -> pl.LazyFrame:
         pl.col("score").filter(won).first().fill_null(0).alias("winner_gain"),
     )
     finish = pl.col("finish").cast(pl.String)
-    own = FAMILY_METRICS.get(ds.family, {})
+    own = _family_metrics(ds)
     rounds = ds.rounds.select(
         "round_id", *ds.keys, *([ds.cluster] if ds.cluster != "round_id" else []), pl.col("turns").cast(pl.Float64),
         *[finish.is_in(kinds).cast(pl.Float64).alias(name) for name, (_, kinds) in own.items()])

@@ -15,6 +15,7 @@ from typing import Annotated
 import typer
 
 from sim.errors import SimError
+from sim.games import DEFAULT_PRESET, FAMILIES, family_of
 
 app = typer.Typer(
     add_completion=False,
@@ -29,8 +30,8 @@ app = typer.Typer(
 
 def _print_version(value: bool) -> None:
     if value:
-        from sim import __version__
         from sim.store import git_commit
+        from sim.version import __version__
 
         typer.echo(f"sim {__version__} (commit {git_commit() or 'unknown'})")
         raise typer.Exit()
@@ -82,13 +83,9 @@ DuplicateOpt = Annotated[bool, typer.Option(
 def _metric_groups(kind: str) -> list[tuple[str, tuple]]:
     """``(who, metrics)`` for --until-ci: metrics several groups share listed once, under
     all their names, then each group's own."""
-    from sim.games import deal_metrics, families
-    from sim.precision import DEAL_METRICS
+    from sim.games import families
 
-    if kind == "deal":
-        groups = [("tiles", DEAL_METRICS), *deal_metrics().items()]
-    else:
-        groups = [(f.title, f.metrics) for f in families()]
+    groups = [(f.title, f.deal_metrics if kind == "deal" else f.metrics) for f in families()]
     shared = [m for m in groups[0][1] if sum(m in own for _, own in groups) > 1]
     holders = [who for who, own in groups if all(m in own for m in shared)]
     out = [(" and ".join(holders), tuple(shared))] if shared else []
@@ -128,7 +125,7 @@ def _friendly(fn):
 
 def _rules(preset_name: str, settings: list[str] | None, players: int | None = None):
     """The preset with ``--set`` fields and ``--players`` applied (validated)."""
-    from sim.rules import preset
+    from sim.games import preset
 
     rules = preset(preset_name)
     pairs = {}
@@ -145,81 +142,18 @@ def _rules(preset_name: str, settings: list[str] | None, players: int | None = N
 @_friendly
 def presets() -> None:
     """List the rules presets."""
-    from sim.games import family_of
-    from sim.rules import PRESETS
+    from sim.games import family_of, presets
 
-    for name, r in PRESETS.items():
+    for name, r in presets().items():
         typer.echo(f"{name:22} {family_of(r).describe(r)}")
 
 
 @app.command()
 @_friendly
-def rules(name: Annotated[str, typer.Argument(help="Preset name.")] = "rummy101",
+def rules(name: Annotated[str, typer.Argument(help="Preset name.")] = DEFAULT_PRESET,
           settings: SetOpt = None) -> None:
     """Print a preset's rules as JSON (with --set changes applied); every field is explained in docs/rules.md."""
     typer.echo(json.dumps(_rules(name, settings).to_dict(), indent=2))
-
-
-def _solve_line(text: str, rules, must_use: str | None, table: str | None = None,
-                objective: str = "value") -> dict:
-    from sim.tiles import parse_rack
-
-    rack = parse_rack(text)
-    if table is not None:
-        from sim.games.rummikub.tableplay import read_table, table_play
-
-        melds = read_table(table, rules)
-        return {"rack": str(rack), "table": [str(m) for m in melds],
-                **table_play(rack, melds, rules, objective).to_dict()}
-    from sim.solver.api import best_opening
-
-    return {"rack": str(rack), **best_opening(rack, rules, must_use=must_use).to_dict()}
-
-
-def _describe(rack_text: str, rules, must_use: str | None) -> str:
-    from sim.solver.api import best_opening
-    from sim.tiles import parse_rack
-
-    rack = parse_rack(rack_text)
-    o = best_opening(rack, rules, must_use=must_use)
-    forced = f", with {must_use.upper()} in a meld (T-TAKE-2)" if must_use else ""
-    verdict = "can open" if o.can_open_melds else "cannot open"
-    lines = [f"rack ({len(rack)} tiles): {rack}    rules: {rules.name}{forced}",
-             f"best melds: {o.value} points, {verdict} by melds (needs {rules.open_points})"]
-    for m in o.melds:
-        lines.append(f"  {m!s:34} {m.value:4}")
-    if rules.keep_discard:  # T-OPEN-4: say when the tile kept for the discard is what costs points
-        every = best_opening(rack, rules.replace(keep_discard=False), must_use=must_use).value
-        if every > o.value:
-            lines.append(f"  (a tile is kept back for the discard, T-OPEN-4: melding every tile would lay down "
-                         f"{every} points)")
-    if rules.has_pairs_opening:
-        verdict = "can open" if o.can_open_pairs else "cannot open"
-        lines.append(f"most pairs: {o.pairs}, {verdict} by pairs (needs {rules.open_pairs})")
-    lines.append(f"left on the rack: {o.left or '-'}")
-    lines.append(f"can open: {'yes' if o.can_open else 'no'}")
-    return "\n".join(lines)
-
-
-def _describe_table_play(result: dict, rules) -> str:
-    melds = result["table"]
-    tiles = sum(len(m.split()) for m in melds)
-    rack = result["rack"].split()
-    left = list(rack)
-    for tile in result["played"].split():
-        left.remove(tile)
-    lines = [f"rack ({len(rack)} tiles): {result['rack']}    rules: {rules.name}",
-             f"table ({len(melds)} melds, {tiles} tiles): {'; '.join(melds) or '-'}",
-             f"best play ({result['objective']}): {result['value']} points, {result['tiles']} tiles: "
-             f"{result['played'] or '-'}",
-             f"table afterwards ({len(result['melds'])} melds):"]
-    lines += [f"  {m}" for m in result["melds"]]
-    if result["freed"]:
-        lines.append("jokers freed: " + ", ".join(f"{f['joker']} by {f['by']}" for f in result["freed"])
-                     + " (K-JOKER-1/2)")
-    lines.append(f"left on the rack: {' '.join(left) or '-'}")
-    lines.append(f"can play: {'yes' if result['can_play'] else 'no (draw a tile, or pass with the pool empty)'}")
-    return "\n".join(lines)
 
 
 @app.command()
@@ -228,7 +162,7 @@ def solve(
     rack: Annotated[list[str], typer.Argument(
         help="The rack, e.g. R7 R8 R9 K12 B12 Y12 J (quoted or not); "
              "'-' reads one rack per line from stdin.")],
-    preset_name: PresetOpt = "rummy101",
+    preset_name: PresetOpt = DEFAULT_PRESET,
     must_use: Annotated[str | None, typer.Option(
         "--must-use", help="A tile that must lie in a meld: the discard just taken (T-TAKE-2).")] = None,
     table: Annotated[str | None, typer.Option(
@@ -245,26 +179,13 @@ def solve(
     with --table the best Rummikub play onto a table; for card Rummy 101 the best lay-down
     of a hand (melds and lay-offs on --table, deadwood, whether it can go out)."""
     rules = _rules(preset_name, settings)
-    if rules.family == "rummy101-cards":
-        if must_use or objective != "value":
-            raise SimError("--must-use and --objective are tile options; a card hand takes --table only")
-        _solve_cards(rack, rules, table, as_json)
-        return
-    if table is not None and must_use:
-        raise typer.BadParameter("--must-use is a Rummy 101 opening option; it cannot go with --table",
-                                 param_hint="--must-use")
-    if objective not in ("value", "tiles"):
-        raise typer.BadParameter(f"must be value or tiles (got {objective!r})", param_hint="--objective")
-    if table is None and objective != "value":
-        raise typer.BadParameter("--objective needs --table", param_hint="--objective")
+    family = family_of(rules)
+    options = {"must_use": must_use, "table": table, "objective": objective}
+    family.check_solve_options(options)
     text = " ".join(rack)
     if text.strip() != "-":
-        if as_json:
-            typer.echo(json.dumps(_solve_line(text, rules, must_use, table, objective)))
-        elif table is not None:
-            typer.echo(_describe_table_play(_solve_line(text, rules, None, table, objective), rules))
-        else:
-            typer.echo(_describe(text, rules, must_use))
+        typer.echo(json.dumps(family.solve(text, rules, options)) if as_json
+                   else family.describe_solution(text, rules, options))
         return
     failed = 0
     for number, line in enumerate(sys.stdin, start=1):
@@ -272,7 +193,7 @@ def solve(
         if not line:
             continue
         try:
-            result = _solve_line(line, rules, must_use, table, objective)
+            result = family.solve(line, rules, options)
         except SimError as e:
             failed += 1
             result = {"line": number, "input": line, "error": str(e)}
@@ -280,52 +201,8 @@ def solve(
             typer.echo(json.dumps(result))
         elif "error" in result:
             typer.echo(f"line {number}: error: {result['error']}")
-        elif table is not None:
-            typer.echo(f"{result['rack']}: value {result['value']}, tiles {result['tiles']}, can play "
-                       f"{'yes' if result['can_play'] else 'no'}; played: {result['played'] or '-'}; table: "
-                       + "; ".join(result["melds"]))
         else:
-            typer.echo(f"{result['rack']}: value {result['value']}, pairs {result['pairs']}, "
-                       f"can open {'yes' if result['can_open'] else 'no'}; melds: "
-                       + (", ".join(result["melds"]) or "-"))
-    if failed:
-        typer.echo(f"error: {failed} line(s) could not be read", err=True)
-        raise typer.Exit(1)
-
-
-def _card_lay_down(text: str, rules, table: str | None) -> dict:
-    import sim
-
-    return {"hand": text.strip(), **sim.best_lay_down(text, rules, table).to_dict()}
-
-
-def _solve_cards(hand: list[str], rules, table: str | None, as_json: bool) -> None:
-    """``sim solve`` for card hands: one hand, or one per line of standard input with ``-``."""
-    text = " ".join(hand)
-    lines = [(0, text)] if text.strip() != "-" else [(n, ln.strip()) for n, ln in enumerate(sys.stdin, 1)
-                                                    if ln.strip()]
-    failed = 0
-    for number, line in lines:
-        try:
-            r = _card_lay_down(line, rules, table)
-        except SimError as e:
-            if not number:
-                raise
-            failed += 1
-            r = {"line": number, "input": line, "error": str(e)}
-        if as_json:
-            typer.echo(json.dumps(r))
-        elif "error" in r:
-            typer.echo(f"line {number}: error: {r['error']}")
-        else:
-            out = f"yes, discarding {r['out']['discard']}" if r["can_out"] else "no"
-            lines_out = [f"hand ({len(line.split())} cards): {line}    rules: {rules.name}",
-                         f"best lay-down: {r['value']} points (C-SCORE-1 values), keeping a card to discard"]
-            lines_out += [f"  meld      {m}" for m in r["melds"]]
-            lines_out += [f"  lay off   {lo['cards']} on table meld {lo['meld']}" for lo in r["layoffs"]]
-            lines_out += [f"left in hand: {' '.join(r['left'])} ({r['deadwood']} points of deadwood)",
-                          f"can go out: {out} (C-OUT-1/2)"]
-            typer.echo("\n".join(lines_out))
+            typer.echo(family.solution_line(result, options))
     if failed:
         typer.echo(f"error: {failed} line(s) could not be read", err=True)
         raise typer.Exit(1)
@@ -334,7 +211,7 @@ def _solve_cards(hand: list[str], rules, table: str | None, as_json: bool) -> No
 @app.command("deal-stats")
 @_friendly
 def deal_stats(
-    preset_name: PresetOpt = "rummy101",
+    preset_name: PresetOpt = DEFAULT_PRESET,
     rack_size: Annotated[int | None, typer.Option(
         "--rack-size", help="Tiles per rack [default: the preset's deal, 21 in rummy101].")] = None,
     samples: Annotated[int, typer.Option("--samples", "-n", help="Racks to deal.")] = 100_000,
@@ -425,7 +302,7 @@ def _trace_ids(text: str) -> list[int]:
 @app.command("run")
 @_friendly
 def run_rounds(
-    preset_name: PresetOpt = "rummy101",
+    preset_name: PresetOpt = DEFAULT_PRESET,
     players: PlayersOpt = None,
     rounds: RoundsOpt = None,
     matches: MatchesOpt = None,
@@ -485,7 +362,7 @@ def _print_traces(family, rules, seed: int, ids: list[int], policies, as_json: b
 @app.command()
 @_friendly
 def sweep(
-    preset_name: PresetOpt = "rummy101",
+    preset_name: PresetOpt = DEFAULT_PRESET,
     grid: Annotated[list[str] | None, typer.Option(
         "--grid", help="A rules field and its values: --grid open_points=81,91,101 (repeatable).")] = None,
     rounds: RoundsOpt = None,
@@ -541,7 +418,7 @@ def sweep(
 @app.command()
 @_friendly
 def balance(
-    preset_name: PresetOpt = "rummy101",
+    preset_name: PresetOpt = DEFAULT_PRESET,
     players: PlayersOpt = None,
     field_name: Annotated[str, typer.Option(
         "--field", help="The numeric rules field to search, e.g. open_points.")] = "",
@@ -615,7 +492,7 @@ def balance(
 @app.command()
 @_friendly
 def tournament(
-    preset_name: PresetOpt = "rummy101",
+    preset_name: PresetOpt = DEFAULT_PRESET,
     players: PlayersOpt = None,
     policies: Annotated[str, typer.Option(
         "--policies", help="The bots to compare, e.g. greedy,careful.")] = "",
@@ -693,7 +570,7 @@ def metrics() -> None:
 @_friendly
 def compile_kernels(
     family: Annotated[list[str] | None, typer.Argument(
-        help="Families whose engines to compile: rummy101, rummikub, rummy101-cards [default: every kernel of "
+        help=f"Families whose engines to compile: {', '.join(FAMILIES)} [default: every kernel of "
              "the package, the solvers too].", show_default=False)] = None,
     jobs: Annotated[int | None, typer.Option(
         "--jobs", "-j", min=1, help="Processes to compile in [default: one per core].", show_default=False)] = None,
@@ -706,6 +583,7 @@ def compile_kernels(
     from sim import jit
     from sim.games import families
     from sim.solver import runs
+    from sim.workloads import all_workloads
 
     known = {f.name: f for f in families()}
     if family:
@@ -716,7 +594,7 @@ def compile_kernels(
         workloads = [f.workload for f in chosen]
         table = any(f.uses_run_table for f in chosen)
     else:
-        workloads, table = list(jit.all_workloads()), True
+        workloads, table = list(all_workloads()), True
     t0 = time.perf_counter()
     if all(jit.is_ready(w) for w in workloads):
         typer.echo("compiled already: " + ", ".join(w.name for w in workloads))
@@ -739,20 +617,21 @@ def cache(
     workload is compiled; --clear removes them (the next run compiles again, once)."""
     from sim import jit
     from sim.solver import runs
+    from sim.workloads import all_workloads
 
     if clear:
-        removed = jit.clear_cache()
+        removed = jit.clear_cache(all_workloads())
         table = runs.table_path()
         if table.exists():
             table.unlink()
             removed += 1
         typer.echo(f"removed {removed} cached file(s)")
         return
-    for folder, files, size in jit.cache_report():
+    for folder, files, size in jit.cache_report(all_workloads()):
         typer.echo(f"{folder}: {files} file(s), {size / 1e6:.1f} MB")
     table = runs.table_path()
     typer.echo(f"{table}: " + (f"{table.stat().st_size / 1e6:.1f} MB" if table.exists() else "not built yet"))
-    for w in jit.all_workloads():
+    for w in all_workloads():
         typer.echo(f"{w.name}: {'compiled' if jit.is_ready(w) else 'not compiled yet'}")
 
 

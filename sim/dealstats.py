@@ -7,7 +7,7 @@ gathered into one table, one row per rack. What is dealt and measured is a famil
 :class:`DealKind`: for the tile games the best melds value, most pairs and whether the
 rack opens by melds, by pairs or either way under the rules' thresholds
 (:data:`TILE_DEALS`); a family that deals otherwise supplies its own
-(:func:`sim.games.deals_of`).
+(:meth:`sim.games.family.Family.deals`).
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from tqdm.auto import tqdm
 
 from sim.deal import STREAM_DEAL_STATS, deal_racks
 from sim.errors import DatasetError, RulesError
+from sim.games import family_of, rules_from_json
 from sim.parallel import Workers
 from sim.precision import DEAL_METRICS, Metric, Stream, Target, run_until
 from sim.rules import Rules
@@ -55,14 +56,14 @@ class DealKind:
     format: Callable[[dict, int, int, float, Path | None], str]
     limit: Callable[[Rules], int]
     warm: Callable[[Rules, int, int], None]
+    report: Callable | None = None  # (report, files): its section of `sim report`
+    headlines: Callable | None = None  # (files) -> its key numbers, Markdown list items
 
 
 def deal_kind(rules: Rules) -> DealKind:
-    """The deal of ``rules``' family: its own (:func:`sim.games.deals_of`) or the tile
-    games' (:data:`TILE_DEALS`)."""
-    from sim.games import deals_of
-
-    return deals_of(rules) or TILE_DEALS
+    """The deal of ``rules``' family (:meth:`sim.games.family.Family.deals`): its own, or
+    the tile games' (:data:`TILE_DEALS`)."""
+    return family_of(rules).deals()
 
 
 @dataclass(frozen=True)
@@ -83,7 +84,7 @@ def _solve_chunk(rules_json: str, seed: int, start: int, count: int, size: int):
     """One chunk of tile racks in a worker: deal, solve (one numba thread: the processes
     are the parallelism), return the columns."""
     numba.set_num_threads(1)
-    rules = Rules.from_json(rules_json)
+    rules = rules_from_json(rules_json)
     racks = deal_racks(seed, start, count, size, jokers=rules.jokers, stream=STREAM_DEAL_STATS)
     res = evaluate_racks(racks, rules)
     return start, {"value": res["value"], "pairs": res["pairs"], "jokers": racks[:, 52].copy()}
@@ -228,9 +229,37 @@ def format_summary(s: dict, rack_size: int, seed: int, seconds: float, out: Path
     return "\n".join(lines)
 
 
+def report_section(rep, files: list[Path]) -> None:
+    """The report's section on tile deal-stats files (:class:`sim.report.Report` ``rep``)."""
+    from sim import analysis as A
+    df = A.deal_open_shares(files)
+    rep.add("## Can a dealt rack open?", "",
+            "Racks dealt uniformly from the 106 tiles and solved exactly (`sim deal-stats`): the "
+            "share that can open at once by melds (T-OPEN-1), by pairs (T-OPEN-2) or either way, "
+            "with 95% Wilson intervals. The starter holds 22 tiles, the others 21.", "")
+    wide = (df.with_columns(pl.format("{}% [{}, {}]", (pl.col("share") * 100).round(2),
+                                      (pl.col("ci_low") * 100).round(2),
+                                      (pl.col("ci_high") * 100).round(2)).alias("cell"))
+            .pivot(on="way", index=["preset", "rack_size", "racks", "mean_value"], values="cell")
+            .sort("preset", "rack_size"))
+    rep.table(wide.select("preset", "rack_size", "racks", "melds", "pairs", "either", "mean_value"),
+              {"mean_value": ".1f", "racks": ","})
+
+
+def headlines(files: list[Path]) -> list[str]:
+    """The key numbers of tile deal-stats files."""
+    from sim import analysis as A
+    from sim.report import ci_text, pct
+
+    d = A.deal_open_shares(files).filter(pl.col("way") == "either")
+    return [f"- A dealt rack of {r['rack_size']} tiles ({r['preset']}) can open at once in "
+            f"{pct(r['share'], 2)} {ci_text(r['ci_low'], r['ci_high'], digits=2)} of deals."
+            for r in d.iter_rows(named=True)]
+
+
 TILE_DEALS = DealKind("rack", DEAL_METRICS, STREAM_DEAL_STATS, _solve_chunk, _tile_table, _deal_stats,
                       summarise, format_summary,
-                      lambda rules: 2 * 52 + rules.jokers, _warm_tiles)
+                      lambda rules: 2 * 52 + rules.jokers, _warm_tiles, report_section, headlines)
 
 
 def prepare_output(out: Path, overwrite: bool) -> None:

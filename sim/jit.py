@@ -193,7 +193,7 @@ def _fingerprint(module: str) -> str:
     """What a module's compiled kernels depend on: its source, the sources of every module
     of the package it imports, directly or not (callees, and the constants numba freezes
     into the code), and the tool versions."""
-    from sim import __version__
+    from sim.version import __version__
 
     seen, todo = {module}, [module]
     while todo:
@@ -588,42 +588,27 @@ def _compile_parallel(workload: Workload, work: list[Kernel], jobs: int, bar) ->
 # --- what the cache holds -------------------------------------------------------------------------
 
 
-@functools.cache
-def all_workloads() -> tuple[Workload, ...]:
-    """Every workload of the package (the shared ones and each family's)."""
-    from sim.deal import DEAL_WORKLOAD
-    from sim.games import families
-    from sim.games.cards import HAND_WORKLOAD
-    from sim.games.rummikub import TABLE_SOLVER_WORKLOAD
-    from sim.solver.api import BATCH_WORKLOAD, OPENING_WORKLOAD
-    from sim.solver.runs import TABLE_WORKLOAD
-
-    found = [DEAL_WORKLOAD, TABLE_WORKLOAD, OPENING_WORKLOAD, BATCH_WORKLOAD, TABLE_SOLVER_WORKLOAD, HAND_WORKLOAD]
-    for family in families():
-        if family.workload not in found:
-            found.append(family.workload)
-    return tuple(found)
-
-
 def together(name: str, workloads: list[Workload] | tuple[Workload, ...]) -> Workload:
     """One workload of several (their modules in order, each once): compiled as one, its
     kernels share the worker processes with no wait between workloads."""
     return Workload(name, tuple(dict.fromkeys(m for w in workloads for m in w.modules)))
 
 
-def cache_report() -> list[tuple[Path, int, int]]:
-    """Where compiled code lives: ``(directory, files, bytes)`` for every cache directory."""
+def cache_report(workloads: tuple[Workload, ...]) -> list[tuple[Path, int, int]]:
+    """Where the compiled code of ``workloads`` lives (:func:`sim.workloads.all_workloads`:
+    the package's): ``(directory, files, bytes)`` for every cache directory."""
     rows = []
-    for folder in _cache_dirs([k for w in all_workloads() for k in w.kernels()]):
+    for folder in _cache_dirs([k for w in workloads for k in w.kernels()]):
         files = [p for p in folder.glob("*") if p.suffix in (".nbi", ".nbc", ".stamp")] if folder.exists() else []
         rows.append((folder, len(files), sum(p.stat().st_size for p in files)))
     return rows
 
 
-def clear_cache() -> int:
-    """Remove every compiled kernel and stamp of the package; returns the files removed."""
+def clear_cache(workloads: tuple[Workload, ...]) -> int:
+    """Remove every compiled kernel and stamp of ``workloads`` (:func:`sim.workloads.all_workloads`:
+    the package's); returns the files removed."""
     removed = 0
-    kernels = [k for w in all_workloads() for k in w.kernels()]
+    kernels = [k for w in workloads for k in w.kernels()]
     for folder in _cache_dirs(kernels):
         for path in folder.glob("rummy-sim-*.stamp"):
             path.unlink(missing_ok=True)

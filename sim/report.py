@@ -68,15 +68,17 @@ class Report:
         self.lines += [f"![{caption}]({rel})", "", f"*Figure {self.figures}. {caption}*", ""]
 
 
-def _pct(x: float, digits: int = 1) -> str:
+def pct(x: float, digits: int = 1) -> str:
+    """A share as a percentage: ``12.3%``."""
     return f"{100 * x:.{digits}f}%"
 
 
-def _ci(lo: float, hi: float, pct: bool = True, digits: int = 1) -> str:
-    return f"[{_pct(lo, digits)}, {_pct(hi, digits)}]" if pct else f"[{lo:.{digits}f}, {hi:.{digits}f}]"
+def ci_text(lo: float, hi: float, as_pct: bool = True, digits: int = 1) -> str:
+    """A 95% interval as text: ``[11.9%, 12.7%]`` (``as_pct``: of shares) or ``[-0.12, 0.30]``."""
+    return f"[{pct(lo, digits)}, {pct(hi, digits)}]" if as_pct else f"[{lo:.{digits}f}, {hi:.{digits}f}]"
 
 
-def _shown(df: pl.DataFrame, keys: list[str], base: dict, vary: str | None = None, most: int = 8) -> list[dict]:
+def shown_variants(df: pl.DataFrame, keys: list[str], base: dict, vary: str | None = None, most: int = 8) -> list[dict]:
     """The variants a figure shows: all of them if few, else the baseline with ``vary``
     (or the first swept field) taking every value."""
     combos = _combos(df, keys)
@@ -102,9 +104,9 @@ def paired_table(comp: pl.DataFrame, metrics: tuple[str, ...], extra=None) -> pl
     return pl.DataFrame(table)
 
 
-def _share(r: dict, digits: int = 1) -> str:
+def share_text(r: dict, digits: int = 1) -> str:
     """A share row (``share``, ``ci_low``, ``ci_high``) as ``12.3% [11.9%, 12.7%]``."""
-    return f"{_pct(r['share'], digits)} {_ci(r['ci_low'], r['ci_high'], digits=digits)}"
+    return f"{pct(r['share'], digits)} {ci_text(r['ci_low'], r['ci_high'], digits=digits)}"
 
 
 def swept_fields(ds: A.Dataset, skip: tuple[str, ...] = ()) -> list[str]:
@@ -113,14 +115,14 @@ def swept_fields(ds: A.Dataset, skip: tuple[str, ...] = ()) -> list[str]:
             and len({v["partition"][k] for v in ds.variants}) >= 2]
 
 
-def _baseline(ds: A.Dataset, prefer: dict[str, str]) -> dict:
+def baseline_variant(ds: A.Dataset, prefer: dict[str, str]) -> dict:
     """The reference variant: the preferred value of every swept field it names (``--baseline``),
     the first value of the others."""
     first = ds.variants[0]["partition"]
-    return {k: _typed(prefer.get(k, v)) for k, v in first.items()}
+    return {k: typed_value(prefer.get(k, v)) for k, v in first.items()}
 
 
-def _typed(v: str):
+def typed_value(v: str):
     """A partition value as the data hold it: a number, true or false, or text."""
     if v in ("true", "false"):
         return v == "true"
@@ -130,19 +132,16 @@ def _typed(v: str):
 # --- sections ----------------------------------------------------------------------------------
 
 
-def _deal_section(rep: Report, files: list[Path]) -> None:
-    df = A.deal_open_shares(files)
-    rep.add("## Can a dealt rack open?", "",
-            "Racks dealt uniformly from the 106 tiles and solved exactly (`sim deal-stats`): the "
-            "share that can open at once by melds (T-OPEN-1), by pairs (T-OPEN-2) or either way, "
-            "with 95% Wilson intervals. The starter holds 22 tiles, the others 21.", "")
-    wide = (df.with_columns(pl.format("{}% [{}, {}]", (pl.col("share") * 100).round(2),
-                                      (pl.col("ci_low") * 100).round(2),
-                                      (pl.col("ci_high") * 100).round(2)).alias("cell"))
-            .pivot(on="way", index=["preset", "rack_size", "racks", "mean_value"], values="cell")
-            .sort("preset", "rack_size"))
-    rep.table(wide.select("preset", "rack_size", "racks", "melds", "pairs", "either", "mean_value"),
-              {"mean_value": ".1f", "racks": ","})
+def _deal_kinds(files: list[Path]) -> dict:
+    """Deal-stats files by the deal that made them (:meth:`sim.games.family.Family.deals`),
+    in order; one that no report section reads is refused, naming it."""
+    kinds: dict = {}
+    for f in files:
+        kind = family(json.loads(read_metadata(f)["rules"])["family"]).deals()
+        if kind.report is None:
+            raise DatasetError(f"{f}: the report has no section for deal-stats of {kind.unit}s yet")
+        kinds.setdefault(kind, []).append(f)
+    return kinds
 
 
 def _seat_section(rep: Report, ds: A.Dataset, prefer: dict) -> None:
@@ -151,12 +150,12 @@ def _seat_section(rep: Report, ds: A.Dataset, prefer: dict) -> None:
     adv = A.seat_advantage(ds)
     keys = [k for k in adv.columns if k in ds.keys]
     rows = []
-    for combo in _shown(adv, keys, _baseline(ds, prefer)):
+    for combo in shown_variants(adv, keys, baseline_variant(ds, prefer)):
         sub = adv.filter(*[pl.col(k) == v for k, v in combo.items()]) if combo else adv
         for r in sub.iter_rows(named=True):
             rows.append({**({"variant": ", ".join(f"{k}={v}" for k, v in combo.items())} if combo else {}),
                          "players": r["players"], "seat": r["seat"],
-                         "wins": f"{_pct(r['win_share'])} {_ci(r['win_ci_low'], r['win_ci_high'])}",
+                         "wins": f"{pct(r['win_share'])} {ci_text(r['win_ci_low'], r['win_ci_high'])}",
                          "win edge": f"{100 * r['win_edge']:+.2f} pts [{100 * r['win_edge_ci_low']:+.2f}, "
                                      f"{100 * r['win_edge_ci_high']:+.2f}]",
                          "mean score": f"{r['mean_score']:+.1f}",
@@ -170,7 +169,7 @@ def _seat_section(rep: Report, ds: A.Dataset, prefer: dict) -> None:
             "Each seat's share of rounds won alone and its mean score, and its edge over the table: the "
             f"seat's value minus the mean of all seats in the same round (seat 0 starts). Here {how}.", "")
     rep.table(pl.DataFrame(rows))
-    if len(_combos(adv, keys)) > len(_shown(adv, keys, _baseline(ds, prefer))):
+    if len(_combos(adv, keys)) > len(shown_variants(adv, keys, baseline_variant(ds, prefer))):
         # Every variant's starter and last seat: what each rule does to the edge.
         ends = []
         for combo in _combos(adv, keys):
@@ -197,7 +196,7 @@ def _tournament_section(rep: Report, ds: A.Dataset) -> None:
             f"Every seating of the bots ({s['seatings']}) over the same {s['deals']:,} deals, each played once "
             "per seat rotation; intervals clustered by deal, differences paired on the deals.", "")
     def points(d: dict) -> str:
-        return f"{d['estimate']:+.2f} {_ci(d['ci_low'], d['ci_high'], pct=False, digits=2)}"
+        return f"{d['estimate']:+.2f} {ci_text(d['ci_low'], d['ci_high'], as_pct=False, digits=2)}"
 
     rows = []
     for e in s["ranking"]:
@@ -207,7 +206,7 @@ def _tournament_section(rep: Report, ds: A.Dataset) -> None:
         if "separated" in e:
             ahead = points(e["ahead_of_next"]) + ("" if e["separated"] else " (not separated)")
         rows.append({"rank": e["rank"], "policy": e["policy"], "mean score": points(p["mean_score"]),
-                     "win share": f"{_pct(w['estimate'])} {_ci(w['ci_low'], w['ci_high'])}",
+                     "win share": f"{pct(w['estimate'])} {ci_text(w['ci_low'], w['ci_high'])}",
                      "ahead of the next": ahead})
     rep.table(pl.DataFrame(rows))
 
@@ -274,8 +273,10 @@ def build_report(sources: list[str | Path], out: str | Path, title: str | None =
             raise DatasetError(f"--notes {notes}: {e.strerror or e}") from None
     if not datasets and not deals:
         raise DatasetError("no data: give --data with run or sweep directories or deal-stats files")
-    if title is None:  # the family of the data: deal-stats files are Rummy 101's unless told
-        titles = list(dict.fromkeys(family(ds.family).title for ds in datasets)) or ["Rummy 101"]
+    if title is None:  # the families of the data
+        families = [family(ds.family) for ds in datasets]
+        families += [family(json.loads(read_metadata(f)["rules"])["family"]) for f in deals]
+        titles = list(dict.fromkeys(f.title for f in families))
         title = f"{' and '.join(titles)} balancing report"
     out.mkdir(parents=True, exist_ok=True)
     for old in (out / "figures").glob("*.png"):
@@ -287,8 +288,8 @@ def build_report(sources: list[str | Path], out: str | Path, title: str | None =
         rep.add(_headlines(datasets, deals, prefer), "")
         if notes_text:
             rep.add(notes_text.rstrip(), "")
-        if deals:
-            _deal_section(rep, deals)
+        for kind, files in _deal_kinds(deals).items():
+            kind.report(rep, files)
         for ds in datasets:
             m = ds.manifest
             what = f"{m['kind']} over {', '.join(ds.keys)}" if ds.keys else f"{m['kind']} of a single variant"
@@ -318,11 +319,8 @@ def _headlines(datasets: list[A.Dataset], deals: list[Path], prefer: dict) -> st
     swept field does to it (paired differences)."""
     lines = ["Key numbers (95% intervals in brackets; differences are paired, in percentage points "
              "for shares):", ""]
-    if deals:
-        d = A.deal_open_shares(deals).filter(pl.col("way") == "either")
-        for r in d.iter_rows(named=True):
-            lines.append(f"- A dealt rack of {r['rack_size']} tiles ({r['preset']}) can open at once in "
-                         f"{_pct(r['share'], 2)} {_ci(r['ci_low'], r['ci_high'], digits=2)} of deals.")
+    for kind, files in _deal_kinds(deals).items():
+        lines += kind.headlines(files)
     for ds in datasets:
         lines += family(ds.family).headlines(ds, prefer)
     return "\n".join(lines)

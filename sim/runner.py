@@ -34,7 +34,7 @@ import polars as pl
 from tqdm.auto import tqdm
 
 from sim.errors import DatasetError, RulesError, SimError
-from sim.games import family_of, family_of_manifest
+from sim.games import family_of, family_of_manifest, rules_from_dict, rules_from_json
 from sim.games.family import Family
 from sim.parallel import Workers
 from sim.precision import Stream, Target, run_until
@@ -148,7 +148,7 @@ def _play_chunk(rules_json: str, seed: int, start: int, count: int, policies: li
     """One chunk in a worker (one numba thread: the processes are the parallelism); the
     tables go back to the parent, which writes them, so workers need no shared disk."""
     numba.set_num_threads(1)
-    rules = Rules.from_json(rules_json)
+    rules = rules_from_json(rules_json)
     family = family_of(rules)
     family.prepare(progress=False, jobs=1)  # a remote worker may have to compile: here, in order, once
     return family.chunk_tables(rules, seed, start, count, policies, drop, duplicate)
@@ -205,7 +205,7 @@ def _tables_of(manifest: dict | None, family: Family) -> tuple[str, ...]:
     """The tables an old manifest's run wrote (its family's), and the new family's."""
     names = list(family.tables)
     try:
-        old = family_of(Rules.from_dict(manifest["variants"][0]["rules"])).tables
+        old = family_of(rules_from_dict(manifest["variants"][0]["rules"])).tables
         names += [t for t in old if t not in names]
     except (TypeError, KeyError, IndexError, SimError):
         pass

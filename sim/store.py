@@ -35,7 +35,7 @@ def git_commit() -> str:
 
 def provenance(kind: str, rules_json: str, seed: int, **extra) -> dict[str, str]:
     """The metadata every file carries: what made it and how to make it again."""
-    from sim import __version__
+    from sim.version import __version__
 
     meta = {
         "kind": kind,

@@ -99,7 +99,7 @@ def test_C_SCORE_2_going_rummy_doubles_the_hand():
 
 @pytest.mark.parametrize("factor", [1, 3])
 def test_C_SCORE_2_the_rummy_factor_is_a_rules_field(factor):
-    rules = CARDS.replace(players=2, finish_factor=factor)
+    rules = CARDS.replace(players=2, rummy_factor=factor)
     _, trace = traced(rules, 0, 0, ["greedy"], deck_of(rules, 0, [JUNK0, SEAT1_RUMMY], "QC", ["4S"]))
     assert trace["hands"][0]["result"]["points"] == factor * points(JUNK0)
     assert referee(trace) == []
@@ -225,7 +225,7 @@ def test_C_WASH_1_the_player_finding_the_stock_empty_washes_the_hand():
     empty and the hand is a wash even though the discard could be taken; nobody scores,
     and the deal moves one seat left (C-WASH-1, C-SET-2). Target 1: the next hand that
     someone goes out of ends the match (C-MATCH-1)."""
-    rules = CARDS.replace(players=2, rack_size=25, target=1)
+    rules = CARDS.replace(players=2, hand_size=25, target=1)
     _, trace = traced(rules, 0, 0, ["greedy"], _no_out_deal(rules))
     assert referee(trace) == []
     first = trace["hands"][0]
@@ -244,7 +244,7 @@ def test_C_WASH_1_the_player_finding_the_stock_empty_washes_the_hand():
 def test_a_long_match_traced_after_its_rows_grew_is_clean():
     """A match of hundreds of hands (one stock card, most hands washed) outgrows the first
     rows the engine is given; it is replayed with more, and its trace holds each hand once."""
-    rules = CARDS.replace(players=4, rack_size=12)
+    rules = CARDS.replace(players=4, hand_size=12)
     _, trace = traced(rules, 1, 0, ["greedy"])
     assert len(trace["hands"]) > 64 and referee(trace) == []
 
@@ -341,7 +341,7 @@ def test_referee_catches_wrong_points_totals_and_a_match_too_long(clean_trace):
 
 
 def test_referee_catches_a_missed_wash():
-    rules = CARDS.replace(players=2, rack_size=25, target=1)
+    rules = CARDS.replace(players=2, hand_size=25, target=1)
     _, trace = traced(rules, 0, 0, ["greedy"], _no_out_deal(rules))
     bad = copy.deepcopy(trace)
     wash = bad["hands"][0]["events"][-1]
@@ -433,7 +433,7 @@ def test_bad_rules_are_refused_with_one_line(tmp_path, settings):
 @pytest.mark.slow
 def test_runs_are_the_same_whatever_the_jobs_and_chunks(tmp_path):
     """Same seed, same data with one worker and chunks of 7 as with two workers and chunks
-    of 10; a sweep of deal sizes (rack_size) and rummy factors writes its partitions."""
+    of 10; a sweep of deal sizes (hand_size) and rummy factors writes its partitions."""
     from sim import runner
 
     rules = CARDS.replace(players=3)
@@ -444,12 +444,12 @@ def test_runs_are_the_same_whatever_the_jobs_and_chunks(tmp_path):
         a = runner.scan(tmp_path / "a", table).collect().sort("match_id", maintain_order=True)
         b = runner.scan(tmp_path / "b", table).collect().sort("match_id", maintain_order=True)
         assert a.equals(b), table
-    variants = runner.grid_variants(CARDS.replace(players=4), {"rack_size": ["7", "9"], "finish_factor": ["2", "3"]})
+    variants = runner.grid_variants(CARDS.replace(players=4), {"hand_size": ["7", "9"], "rummy_factor": ["2", "3"]})
     runner.run(runner.RunSpec(variants, 20, 4, ("careful",), 20, kind="sweep"), tmp_path / "s", jobs=1,
                progress=False)
     m = runner.scan(tmp_path / "s", "matches").collect()
-    assert sorted(m.group_by("rack_size", "deal_size").len().rows()) == [(7, 7, 40), (9, 9, 40)]
-    assert m.group_by("finish_factor").len().height == 2
+    assert sorted(m.group_by("hand_size", "deal_size").len().rows()) == [(7, 7, 40), (9, 9, 40)]
+    assert m.group_by("rummy_factor").len().height == 2
 
 
 def test_cli_traces_several_matches_as_json_lines():
@@ -470,7 +470,7 @@ def match_settings(draw):
     changes = {"players": players, "partners": four and draw(st.booleans()),
                "decks": draw(st.sampled_from([1, 2])) if four else 1,
                "target": draw(st.sampled_from([1, 30, 101, 250])),
-               "rack_size": draw(st.sampled_from([0, 0, 5, 9])), "finish_factor": draw(st.integers(1, 4))}
+               "hand_size": draw(st.sampled_from([0, 0, 5, 9])), "rummy_factor": draw(st.integers(1, 4))}
     mix = draw(st.lists(st.sampled_from(["greedy", "careful"]), min_size=players, max_size=players))
     return CARDS.replace(**changes), mix, draw(st.integers(0, 2**40)), draw(st.integers(0, 10**6))
 
@@ -514,14 +514,14 @@ def test_C_DEAL_1_a_deal_leaving_no_stock_is_refused():
     from sim.errors import RulesError
 
     with pytest.raises(RulesError, match=r"3 hands of 17 cards and the upcard leave no card for the stock.*C-DEAL-1"):
-        CARDS.replace(players=3, rack_size=17)
-    assert CARDS.replace(players=3, rack_size=16).deal_size() == 16  # 48 + the upcard: three in the stock
+        CARDS.replace(players=3, hand_size=17)
+    assert CARDS.replace(players=3, hand_size=16).deal_size() == 16  # 48 + the upcard: three in the stock
     with pytest.raises(RulesError, match="C-DEAL-1"):
-        CARDS.replace(players=4, rack_size=26, decks=2)  # 104 cards dealt, the upcard, nothing left
+        CARDS.replace(players=4, hand_size=26, decks=2)  # 104 cards dealt, the upcard, nothing left
 
 
-@pytest.mark.parametrize("order", [["--players", "3", "--set", "rack_size=16"],
-                                   ["--set", "rack_size=16", "--players", "3"]])
+@pytest.mark.parametrize("order", [["--players", "3", "--set", "hand_size=16"],
+                                   ["--set", "hand_size=16", "--players", "3"]])
 def test_flags_mean_the_same_in_any_order(order):
     """--set is validated together with --players, whatever comes first: three hands of 16
     fit in one deck, four do not."""
@@ -532,7 +532,7 @@ def test_flags_mean_the_same_in_any_order(order):
     res = CliRunner().invoke(app, ["run", "--preset", "rummy101-cards", *order, "--trace", "0", "--json"])
     assert res.exit_code == 0, res.output
     trace = json.loads(res.stdout)
-    assert trace["players"] == 3 and trace["rules"]["rack_size"] == 16 and referee(trace) == []
+    assert trace["players"] == 3 and trace["rules"]["hand_size"] == 16 and referee(trace) == []
 
 
 def test_cli_refuses_a_deal_without_stock_and_a_players_conflict_in_one_line():
@@ -540,7 +540,7 @@ def test_cli_refuses_a_deal_without_stock_and_a_players_conflict_in_one_line():
 
     from sim.cli import app
 
-    for args in (["--set", "players=3", "--set", "rack_size=17", "--trace", "0"],
+    for args in (["--set", "players=3", "--set", "hand_size=17", "--trace", "0"],
                  ["--players", "3", "--set", "players=2", "--trace", "0"]):
         res = CliRunner().invoke(app, ["run", "--preset", "rummy101-cards", *args])
         assert res.exit_code == 2 and res.output.count("error:") == 1, res.output

@@ -190,10 +190,10 @@ def test_solve_table_play_text_json_and_lines():
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["--table", "R1 R2 R3", "R4"], "table play is a Rummikub rule (K-PLAY-1)"),
+        (["--table", "R1 R2 R3", "R4"], "a Rummikub rule (K-PLAY-1)"),
         (["--preset", "rummikub", "--table", "R1 R2", "R4"], "table meld 1 (R1 R2) is not valid"),
         (["--preset", "rummikub", "--table", "R1 R2 R3", "--objective", "points", "R4"], "must be value or tiles"),
-        (["--preset", "rummikub", "--objective", "tiles", "R4"], "--objective needs --table"),
+        (["--preset", "rummikub", "--objective", "tiles", "R4"], "--objective: needs --table"),
         (["--preset", "rummikub", "--table", "R1 R2 R3", "--must-use", "R4", "R4"], "cannot go with --table"),
     ],
 )
@@ -213,8 +213,8 @@ def test_the_new_readings_take_only_their_values_and_only_their_family(tmp_path)
     from sim.cli import app
 
     cases = [("rummikub", "joker_moves=loose", "joker_moves: must be bound or free"),
-             ("rummy101", "joker_moves=free", "joker_moves: a Rummikub rule"),
-             ("rummikub", "rummy_layoffs=true", "rummy_layoffs: a card Rummy 101 rule"),
+             ("rummy101", "joker_moves=free", "joker_moves: a rule of Rummikub, not of Rummy 101"),
+             ("rummikub", "rummy_layoffs=true", "rummy_layoffs: a rule of card Rummy 101, not of Rummikub"),
              ("rummy101-cards", "rummy_layoffs=sometimes", "rummy_layoffs: expected true or false")]
     for preset, setting, message in cases:
         out = tmp_path / preset

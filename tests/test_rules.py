@@ -1,12 +1,18 @@
-"""Rules objects and presets: validation names the field, JSON round-trips, presets carry
-the values docs/rules.md gives."""
+"""Rules objects and presets: each family's own rules class, validation names the field,
+JSON round-trips (one-class JSON of older datasets too), presets carry the values
+docs/rules.md gives."""
 
 import json
+from pathlib import Path
 
 import pytest
 
 import sim
-from sim.rules import PRESETS, Rules
+from sim.games import families, rules_from_dict, rules_from_json
+from sim.rules import Rules, TileRules
+
+PRESETS = sim.PRESETS
+ONE_CLASS = json.loads((Path(__file__).resolve().parent / "fixtures" / "one_class_rules.json").read_text())
 
 
 def test_presets_exist_with_rule_values():
@@ -29,7 +35,8 @@ def test_presets_exist_with_rule_values():
 @pytest.mark.parametrize("name", list(PRESETS))
 def test_json_round_trip(name):
     r = sim.preset(name)
-    assert Rules.from_json(r.to_json()) == r
+    assert rules_from_json(r.to_json()) == r
+    assert type(r).from_json(r.to_json()) == r
     assert json.loads(r.to_json())["family"] == r.family
 
 
@@ -79,10 +86,10 @@ def test_settings_from_text_are_typed_and_checked():
 
 def test_bad_json_is_rejected():
     with pytest.raises(sim.RulesError, match="not valid JSON"):
-        Rules.from_json("{not json")
+        rules_from_json("{not json")
     with pytest.raises(sim.RulesError, match="family"):
-        Rules.from_json('{"players": 3}')
-    partial = Rules.from_json('{"family": "rummikub", "name": "mine", "wrap_runs": true}')
+        rules_from_json('{"players": 3}')
+    partial = rules_from_json('{"family": "rummikub", "name": "mine", "wrap_runs": true}')
     assert partial.wrap_runs and partial.open_points == 30
 
 
@@ -90,7 +97,7 @@ def test_bad_json_is_rejected():
 @pytest.mark.parametrize("family_preset", ["rummy101", "rummy101-cards"])
 def test_k_var_house_rules_belong_to_rummikub(field, family_preset):
     """A Rummikub house rule (K-VAR) on another family is refused, naming the field."""
-    with pytest.raises(sim.RulesError, match=f"{field}: a Rummikub house rule"):
+    with pytest.raises(sim.RulesError, match=f"{field}: a rule of Rummikub, not of"):
         sim.preset(family_preset).replace(**{field: True})
     assert getattr(sim.preset("rummikub").replace(**{field: True}), field) is True
 
@@ -111,21 +118,54 @@ def test_k_joker_2_and_c_score_2_readings_are_fields_with_the_revised_defaults()
     ("rummy101-cards", "joker_moves", "bound"), ("rummy101", "rummy_layoffs", "false"),
     ("rummikub", "rummy_layoffs", "true"), ("rummikub", "target", "101"), ("rummy101", "last_call", "false")])
 def test_a_field_of_another_family_is_refused_whatever_its_value(family_preset, field, value):
-    with pytest.raises(sim.RulesError, match=f"{field}: a .*not a rule of"):
+    with pytest.raises(sim.RulesError, match=f"{field}: a rule of .*, not of "):
         sim.preset(family_preset).with_settings({field: value})
 
 
 def test_rules_written_before_a_revised_reading_load_as_played():
-    """A dataset's rules JSON from before ``joker_moves`` / ``rummy_layoffs`` existed (every
-    other field present) was played under the earlier reading, and says so when read."""
+    """One-class rules JSON from before ``joker_moves`` / ``rummy_layoffs`` existed (every
+    other field present) was played under the earlier reading (K-JOKER-2, C-SCORE-2 revised),
+    and says so when read."""
     for name, field, earlier in (("rummikub", "joker_moves", "free"), ("rummy101-cards", "rummy_layoffs", True)):
-        old = sim.preset(name).to_dict()
+        old = dict(ONE_CLASS[name])
         del old["joker_moves"], old["rummy_layoffs"]
-        assert getattr(Rules.from_dict(old), field) == earlier
-        assert getattr(Rules.from_dict({"family": old["family"], "name": "mine"}), field) != earlier  # a new object
-    old = sim.preset("rummy101").to_dict()
+        assert getattr(rules_from_dict(old), field) == earlier
+        assert getattr(rules_from_dict({"family": old["family"], "name": "mine"}), field) != earlier  # a new object
+    old = dict(ONE_CLASS["rummy101"])
     del old["joker_moves"], old["rummy_layoffs"]
-    assert Rules.from_dict(old) == sim.preset("rummy101")
+    assert rules_from_dict(old) == sim.preset("rummy101")
+
+
+@pytest.mark.parametrize("name", sorted(ONE_CLASS))
+def test_one_class_rules_of_older_datasets_load_as_their_family_s_rules(name):
+    """JSON of the one rules class all families shared (every field of every family) loads
+    as the family's own class: its fields kept, the card fields renamed (rack_size ->
+    hand_size, finish_factor -> rummy_factor), the other families' fields dropped."""
+    old = ONE_CLASS[name]
+    r = rules_from_dict(old)
+    assert r.family == old["family"] and type(r) is next(f.rules_class for f in families() if f.name == r.family)
+    for field in r.field_names():
+        was = {"hand_size": "rack_size", "rummy_factor": "finish_factor"}.get(field, field) if r.family == \
+            "rummy101-cards" else field
+        assert getattr(r, field) == old[was], field
+    assert rules_from_json(r.to_json()) == r
+
+
+def test_each_family_has_its_own_rules_class_over_the_shared_base():
+    """Rules per family (docs/rules.md T, K, C): the tile families over TileRules, every
+    field named in its game's words; a field of another family is not a field."""
+    classes = {f.name: f.rules_class for f in families()}
+    assert all(issubclass(c, Rules) for c in classes.values())
+    assert issubclass(classes["rummy101"], TileRules) and issubclass(classes["rummikub"], TileRules)
+    cards = set(classes["rummy101-cards"].field_names())
+    assert {"hand_size", "rummy_factor", "decks", "target", "partners"} <= cards
+    assert not cards & {"rack_size", "finish_factor", "open_points", "jokers"}
+    assert "win_points" not in classes["rummikub"].field_names()  # Rummikub scores by racks left (K-END-1)
+    assert "wrap_runs" not in classes["rummy101"].field_names()
+    with pytest.raises(sim.RulesError, match="win_points: a rule of Rummy 101, not of Rummikub"):
+        sim.preset("rummikub").with_settings({"win_points": "3"})
+    with pytest.raises(sim.RulesError, match="these are rules of 'rummikub', not of rummy101"):
+        type(sim.preset("rummy101")).from_dict(sim.preset("rummikub").to_dict())
 
 
 def test_every_rule_id_cited_is_defined_in_the_rules_reference():
@@ -137,7 +177,7 @@ def test_every_rule_id_cited_is_defined_in_the_rules_reference():
     root = Path(__file__).resolve().parent.parent
     defined = set(re.findall(r"^- \*\*([TKC]-[A-Z]+(?:-\d+)?)\*\*", (root / "docs" / "rules.md").read_text(), re.M))
     assert len(defined) >= 50 and {"K-JOKER-2", "C-SCORE-2", "C-DEAL-1", "K-VAR", "T-OPEN-4"} <= defined
-    files = [*root.glob("sim/**/*.py"), *root.glob("tests/*.py"), *root.glob("notebooks/*.py"), root / "README.md"]
+    files = [*root.glob("sim/**/*.py"), *root.glob("tests/**/*.py"), *root.glob("notebooks/*.py"), root / "README.md"]
     missing = set()
     for path in files:
         for rule, number in re.findall(r"\b([TKC]-[A-Z]{3,})(?:-(\d+))?\b", path.read_text()):

@@ -81,7 +81,7 @@ def test_bad_input_through_the_api():
         sim.best_opening("R1 Q7")
     with pytest.raises(sim.RulesError, match="unknown preset"):
         sim.best_opening("R1", "poker")
-    with pytest.raises(sim.RulesError, match="card Rummy 101"):
+    with pytest.raises(sim.RulesError, match="played with cards"):
         sim.best_opening("R1", "rummy101-cards")
     with pytest.raises(sim.NotationError, match="at most 2"):
         sim.best_opening("R1 J J J")

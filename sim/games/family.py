@@ -1,10 +1,15 @@
-"""The interface between a rule family and the shared layers.
+"""The contract between a rule family and the shared layers, and the pieces the round
+families share.
 
 A family package (``sim/games/<family>/``) defines one :class:`Family` subclass and an
-instance ``FAMILY``. The runner plays chunks through :meth:`Family.chunk_tables`, writes
-whatever tables they hold, summarises a run through :meth:`Family.summarise`, measures
-``--until-ci`` targets through :attr:`Family.metrics` and :meth:`Family.chunk_stats`, and
-the CLI prints traces through :meth:`Family.trace_text` and :meth:`Family.trace_json`.
+instance ``FAMILY``, registered by one line in :mod:`sim.games`. The subclass states what
+the shared layers need as class attributes (checked when the class is made: a missing
+one is an error at import, not when a run starts) and supplies the rest through the
+modules of its package, by convention (see :class:`Family`): the runner plays chunks
+through :meth:`Family.chunk_tables`, the CLI parses rules through
+:attr:`Family.rules_class`, solves through :meth:`Family.solve`, prints traces through
+:meth:`Family.trace_text`; the report adds :meth:`Family.report_sections`.
+``tests/shared/test_family_contract.py`` holds every family to it.
 
 Nothing here, nor in a family's ``__init__``, imports numba or a kernel: a family's
 kernels are imported by the methods that play, and compile only when it plays.
@@ -12,7 +17,10 @@ kernels are imported by the methods that play, and compile only when it plays.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from abc import ABC, abstractmethod
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from sim.precision import Metric
 
@@ -20,6 +28,7 @@ if TYPE_CHECKING:
     import numpy as np
     import polars as pl
 
+    from sim.dealstats import DealKind
     from sim.jit import Workload
     from sim.precision import Target
     from sim.rules import Rules
@@ -146,6 +155,69 @@ def seat_lines(variant: dict, opened_by: tuple[int, ...], last: tuple[str, str, 
     return lines
 
 
+@dataclass(frozen=True)
+class RoundSummary:
+    """The summary of a round family's run (``sim run``'s closing lines and ``--json``), per
+    variant: finishes, turns, and by seat wins, openings by own turn, mean score and one
+    value of the rounds a seat did not win (``lost``: its key, header, what it is and width, and
+    ``lost_value`` of those players rows); ``extras`` adds numbers of the rounds table
+    (name -> function of it), ``headline`` and ``finish_note`` say them."""
+
+    opened_by: tuple[int, ...]  # own turns at which the summary tells the share opened
+    lost: tuple[str, str, str, int]  # (key, header, what it is, column width)
+    lost_value: Callable[[pl.DataFrame], float]
+    extras: dict[str, Callable[[pl.DataFrame], float]] = field(default_factory=dict)
+    headline: Callable[[dict], str] = lambda v: ""
+    finish_note: Callable[[dict], str] = lambda v: ""
+    finish_digits: int = 1
+
+    def summarise(self, tables: dict[str, pl.DataFrame], keys: list[str]) -> dict:
+        return per_variant(tables, keys, self._variant)
+
+    def _variant(self, combo: dict, rounds: pl.DataFrame, players: pl.DataFrame) -> dict:
+        import polars as pl
+
+        from sim.stats import mean_interval, share
+
+        n = rounds.height
+        finishes = rounds["finish"].value_counts().sort("finish")
+        seats = []
+        for (seat,), sub in players.sort("seat").group_by("seat", maintain_order=True):
+            won = (sub["winner_seat"] == seat).fill_null(False).to_numpy()
+            deal = sub["deal_id"].to_numpy() if "deal_id" in sub.columns else None  # a duplicate deal's rounds
+            lost = sub.filter(~pl.Series(won))
+            seats.append({
+                "seat": int(seat),
+                "win": share(won, deal),
+                "opened": share(sub["opened"].to_numpy(), deal),
+                "opened_by_turn": {str(t): share((sub["open_turn"] <= t).fill_null(False).to_numpy(), deal)
+                                   for t in self.opened_by},
+                "mean_score": mean_interval(sub["score"].to_numpy(), deal),
+                self.lost[0]: float(self.lost_value(lost)) if lost.height else 0.0,
+            })
+        return {
+            "variant": variant_key(combo),
+            "rounds": n,
+            "finish": {row["finish"]: row["count"] / n for row in finishes.iter_rows(named=True)},
+            **{name: float(f(rounds)) for name, f in self.extras.items()},
+            "mean_turns": float(rounds["turns"].mean()),
+            "seats": seats,
+        }
+
+    def format(self, summary: dict) -> list[str]:
+        key, header, what, width = self.lost
+        lines = []
+        for v in summary["variants"]:
+            lines.append("")
+            lines.append(f"{variant_name(v['variant'])}: {v['rounds']:,} rounds, {v['mean_turns']:.1f} turns"
+                         + (self.headline(v) or " on average"))
+            lines.append("  finish: " + "  ".join(f"{k} {x:.{self.finish_digits}%}" for k, x in v["finish"].items())
+                         + self.finish_note(v))
+            lines += seat_lines(v, self.opened_by, (header, key, width))
+            lines.append(f"  (wins: alone; by tN: share opened by its own N-th turn; {header}: {what})")
+        return lines
+
+
 def deal_columns(round_id: np.ndarray, players: int, duplicate: bool) -> dict[str, np.ndarray]:
     """The ``deal_id`` and ``rotation`` columns of rounds ``round_id``: with ``duplicate``
     (``sim run --duplicate``), round ``i`` is rotation ``i % players`` of deal
@@ -187,33 +259,101 @@ def player_stats(tables: dict[str, pl.DataFrame], rows: pl.DataFrame, column: st
     return cluster_stats(rows[column].cast(pl.Float64).to_numpy(), rows[by].to_numpy())
 
 
-class Family:
-    """What a rule family supplies to the shared layers: its names, bots, finishes,
-    kernels and metrics as attributes, and (by default) the functions of its package's
-    modules ``tables``, ``summary``, ``trace`` and ``report``."""
+# The package modules a family supplies (by convention, see Family), each checked to exist
+# when the family registers.
+MODULES = ("rules", "tables", "summary", "trace", "referee", "report", "solve")
+# The class attributes a family must set (Family.__init_subclass__ checks them).
+REQUIRED = ("name", "title", "rules_class", "presets", "policies", "finishes", "metrics", "kernel_modules")
 
-    name: str = ""  # Rules.family
-    title: str = ""  # for people
-    unit: str = "round"  # what one id of a run plays
-    units: str = "rounds"  # its plural
-    tables: tuple[str, ...] = ("rounds", "players")  # the first has one row per unit
-    id_column: str = "round_id"
-    policies: tuple[str, ...] = ()  # bot names, the default first
-    finishes: tuple[str, ...] = ()  # how a round may end: the ``finish`` column's values
-    kernel_modules: tuple[str, ...] = ()  # sim.jit: the modules its engine compiles, callees first
-    uses_run_table: bool = False  # its engine calls the opening solver, which reads the run table
-    piece: int | None = None  # the most units one task plays (None: a chunk), so that a run's bar moves often
-    metrics: tuple[Metric, ...] = ()
 
+class Family(ABC):
+    """What a rule family supplies to the shared layers.
+
+    Class attributes: its names (``name`` is the rules' ``family``), its rules class and
+    presets, its bots (``policies``, the default first), how a unit may end
+    (``finishes``), its ``--until-ci`` metrics, the kernel modules of its engine and of
+    any other workload (``workloads``), its public names (``public``: name -> module of
+    the package, reached as ``sim.<name>``) and the metrics ``sim.analysis.compare_variants``
+    adds for it (``variant_metrics``).
+
+    By convention, the functions of its package's modules: ``tables.chunk_tables``,
+    ``summary.summarise``/``format_summary``/``chunk_stats``, ``trace.trace_json``/
+    ``format_trace``, ``referee.referee``, ``report.report_sections``/``headlines``,
+    ``solve.solve``/``describe_solution``/``solution_line``, and optionally
+    ``analysis`` (its own questions, ``sim.analysis.<name>``) and ``deals`` (its own
+    ``sim deal-stats``). Override a method to do otherwise.
+    """
+
+    name: ClassVar[str]  # Rules.family
+    title: ClassVar[str]  # for people
+    rules_class: ClassVar[type[Rules]]
+    presets: ClassVar[dict[str, Rules]]  # name -> rules, the standard game first
+    unit: ClassVar[str] = "round"  # what one id of a run plays
+    units: ClassVar[str] = "rounds"  # its plural
+    tables: ClassVar[tuple[str, ...]] = ("rounds", "players")  # the first has one row per unit
+    id_column: ClassVar[str] = "round_id"
+    policies: ClassVar[tuple[str, ...]]  # bot names, the default first
+    finishes: ClassVar[tuple[str, ...]]  # how a round may end: the ``finish`` column's values
+    kernel_modules: ClassVar[tuple[str, ...]]  # sim.jit: the modules its engine compiles, callees first
+    # Its other workloads (``sim compile``): (what is compiled, its modules callees first).
+    other_workloads: ClassVar[tuple[tuple[str, tuple[str, ...]], ...]] = ()
+    uses_run_table: ClassVar[bool] = False  # its engine calls the opening solver, which reads the run table
+    piece: ClassVar[int | None] = None  # the most units one task plays (None: a chunk), so that a run's bar moves
+    metrics: ClassVar[tuple[Metric, ...]]
+    # Its sim.dealstats.DealKind as "module:name" (the tile games share the opening solver's);
+    # None: its package's ``deals.DEALS``, whose --until-ci metrics are deal_metrics.
+    deals_at: ClassVar[str | None] = None
+    deal_metrics: ClassVar[tuple[Metric, ...]] = ()
+    public: ClassVar[dict[str, str]] = {}  # sim.<name> -> the module of the package defining it
+    # sim.analysis.compare_variants' metrics of its own: name -> (what it is, the finishes it counts).
+    referee_checks: ClassVar[str] = "every action checked"  # what its referee's verdict covers
+    variant_metrics: ClassVar[dict[str, tuple[str, tuple[str, ...]]]] = {}
+
+    def __init_subclass__(cls, **kwargs) -> None:
+        super().__init_subclass__(**kwargs)
+        missing = [a for a in REQUIRED if not hasattr(cls, a)]
+        if missing:
+            raise TypeError(f"family {cls.__name__} does not set {', '.join(missing)} (sim.games.family.Family)")
+
+    @abstractmethod
     def describe(self, rules: Rules) -> str:
         """One line on what a rules preset plays, for ``sim presets``."""
-        return self.title
+
+    @property
+    def package(self) -> str:
+        return type(self).__module__
+
+    def has_module(self, name: str) -> bool:
+        import importlib.util
+
+        return importlib.util.find_spec(f"{self.package}.{name}") is not None
+
+    def _module(self, name: str):
+        """The family package's module ``name`` (``tables``, ``summary``, ...), imported on
+        first use: nothing of a family loads before it is used."""
+        import importlib
+
+        return importlib.import_module(f"{self.package}.{name}")
+
+    # --- compiling ----------------------------------------------------------------------
 
     @property
     def workload(self) -> Workload:
+        """What its engine compiles."""
         from sim.jit import Workload
 
         return Workload(f"the {self.title} engine", self.kernel_modules)
+
+    @property
+    def workloads(self) -> tuple[Workload, ...]:
+        """Everything it compiles: its engine, then its other workloads."""
+        from sim.jit import Workload
+
+        return (self.workload, *(Workload(name, modules) for name, modules in self.other_workloads))
+
+    def other_workload(self, name: str) -> Workload:
+        """The other workload called ``name``."""
+        return next(w for w in self.workloads if w.name == name)
 
     def prepare(self, progress: bool = True, jobs: int | None = None) -> None:
         """Compile the engine now if this machine has not compiled it before (in ``jobs``
@@ -227,15 +367,17 @@ class Family:
 
             run_table()
 
-    def _module(self, name: str):
-        """The family package's module ``name`` (``tables``, ``summary``, ``trace``,
-        ``report``), imported on first use: nothing of a family loads before it is used."""
-        import importlib
+    # --- rules --------------------------------------------------------------------------
 
-        return importlib.import_module(f"{type(self).__module__}.{name}")
+    @property
+    def standard(self) -> Rules:
+        """The standard game: its first preset."""
+        return next(iter(self.presets.values()))
 
-    # What a family supplies, by convention a function of the same name in one of its
-    # package's modules (override a method to do otherwise).
+    def rules_from_dict(self, data: dict) -> Rules:
+        return self.rules_class.from_dict(data)
+
+    # --- playing ------------------------------------------------------------------------
 
     def chunk_tables(self, rules: Rules, seed: int, start: int, count: int, policies: list[str],
                      drop: tuple[str, ...] = (), duplicate: bool = False) -> dict[str, pl.DataFrame]:
@@ -257,34 +399,79 @@ class Family:
         """Sufficient statistics of one chunk for an ``--until-ci`` target."""
         return self._module("summary").chunk_stats(target, tables)
 
+    # --- traces -------------------------------------------------------------------------
+
     def trace_text(self, rules: Rules, seed: int, unit_id: int, policies: list[str],
                    duplicate: bool = False) -> str:
         """One unit, every action with the rule that allows it and the referee's verdict."""
-        return self._module("trace").trace_text(rules, seed, unit_id, policies, duplicate)
+        trace = self.trace_json(rules, seed, unit_id, policies, duplicate)
+        problems = self.referee(trace)
+        return (f"{self.format_trace(trace)}\nreferee: {self.referee_checks}: "
+                + ("no violations" if not problems else "; ".join(problems)))
 
     def trace_json(self, rules: Rules, seed: int, unit_id: int, policies: list[str],
                    duplicate: bool = False) -> dict[str, Any]:
         """One unit in the JSON trace format (README, "JSON traces")."""
         return self._module("trace").trace_json(rules, seed, unit_id, policies, duplicate)
 
-    def report_sections(self, rep, ds, prefer: dict) -> None:
-        """Add the family's sections on dataset ``ds`` to the report ``rep``
-        (:class:`sim.report.Report`); ``prefer``: the reference values of swept fields."""
-        self._module("report").report_sections(rep, ds, prefer)
+    def format_trace(self, trace: dict[str, Any]) -> str:
+        """A JSON trace as people read it, with the referee's verdict."""
+        return self._module("trace").format_trace(trace)
+
+    def referee(self, trace: dict[str, Any]) -> list[str]:
+        """The plain-Python rules referee's findings on a JSON trace (empty: every move legal)."""
+        return self._module("referee").referee(trace)
+
+    def trace_schema(self) -> dict[str, Any]:
+        """The JSON Schema of its traces (``trace.schema.json`` in its package)."""
+        import json
+        from importlib.resources import files
+
+        return json.loads(files(self.package).joinpath("trace.schema.json").read_text())
+
+    # --- the CLI's solver ---------------------------------------------------------------
+
+    def solve(self, text: str, rules: Rules, options: dict[str, Any]) -> dict[str, Any]:
+        """``sim solve``: the answer for one rack or hand ``text`` (``options``: the
+        command's solver options, checked by :meth:`check_solve_options`) as JSON data."""
+        return self._module("solve").solve(text, rules, options)
+
+    def check_solve_options(self, options: dict[str, Any]) -> None:
+        """Refuse the ``sim solve`` options this family's solver does not take."""
+        self._module("solve").check_options(options)
+
+    def describe_solution(self, text: str, rules: Rules, options: dict[str, Any]) -> str:
+        """The answer for ``text`` for people, several lines."""
+        return self._module("solve").describe_solution(text, rules, options)
+
+    def solution_line(self, result: dict[str, Any], options: dict[str, Any]) -> str:
+        """:meth:`solve`'s answer in one line (``sim solve -`` reading many)."""
+        return self._module("solve").solution_line(result, options)
+
+    # --- deals, analysis, reports -------------------------------------------------------
+
+    def deals(self) -> DealKind:
+        """What ``sim deal-stats`` deals and measures (:attr:`deals_at`)."""
+        import importlib
+
+        module, _, name = (self.deals_at or f"{self.package}.deals:DEALS").partition(":")
+        return getattr(importlib.import_module(module), name)
 
     def analysis(self):
         """The family's own analysis module (``<package>.analysis``), or None: questions only
         its datasets answer, found by :mod:`sim.analysis` (its ``__all__``), and for a family
         whose unit is not a round, ``dataset_tables``, ``UNIT_METRICS`` and ``unit_metrics``."""
-        import importlib.util
-
-        name = f"{type(self).__module__}.analysis"
-        return self._module("analysis") if importlib.util.find_spec(name) else None
+        return self._module("analysis") if self.has_module("analysis") else None
 
     def dataset_tables(self, path, keys: tuple[str, ...]) -> dict[str, pl.LazyFrame]:
         """Lazy scans of a dataset's tables, joined with the facts analyses group by
-        (:func:`sim.analysis.open_dataset`; the tile families' is built in there)."""
+        (:func:`sim.analysis.open_dataset`; the round families' is built in there)."""
         return self._module("analysis").dataset_tables(path, keys)
+
+    def report_sections(self, rep, ds, prefer: dict) -> None:
+        """Add the family's sections on dataset ``ds`` to the report ``rep``
+        (:class:`sim.report.Report`); ``prefer``: the reference values of swept fields."""
+        self._module("report").report_sections(rep, ds, prefer)
 
     def headlines(self, ds, prefer: dict) -> list[str]:
         """The key numbers of dataset ``ds``, as Markdown list items."""

@@ -12,7 +12,8 @@ import functools
 import itertools
 from collections.abc import Iterator
 
-from sim.rules import Rules, preset
+from sim.games import preset
+from sim.rules import Rules
 from sim.tiles import JOKER, KINDS, NUMBERS, Meld, colour_of, kind, number_of
 
 NO_OPENING = -1  # "no lay-down meets the demand" (a forced tile that fits no meld)

@@ -13,8 +13,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from sim.errors import NotationError, RulesError
+from sim.games import resolve_rules
 from sim.jit import Workload, prepare
-from sim.rules import Rules, resolve_rules
+from sim.rules import Rules, TileRules
 from sim.solver import batch, kernel, layout, runs, sets
 from sim.tiles import (
     COUNTS_LEN,
@@ -115,10 +116,10 @@ def max_jokers(rules: Rules) -> int:
 
 def _solver_rules(rules: Rules | str | None) -> Rules:
     rules = resolve_rules(rules)
-    if rules.family == "rummy101-cards":
+    if not isinstance(rules, TileRules):
         raise RulesError(
-            "the opening solver covers the tile games (rummy101, rummikub); "
-            "card Rummy 101 has no opening requirement (docs/rules.md, C)"
+            f"the opening solver covers the games with tiles; {rules.name} is played with cards, "
+            "which have no opening requirement (docs/rules.md, C)"
         )
     return rules
 

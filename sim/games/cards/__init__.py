@@ -2,6 +2,7 @@
 
 The modules, from the rules to the data:
 
+- :mod:`.rules`: its rules and preset;
 - :mod:`.hand`: the best lay-down of a hand (numba); :mod:`.play` its Python face
   (:func:`sim.best_lay_down`, ``sim solve --preset rummy101-cards``), :mod:`.deals` its
   ``sim deal-stats``;
@@ -10,9 +11,14 @@ The modules, from the rules to the data:
 - :mod:`.tables`: chunks of matches as the ``matches``, ``hands`` and ``players`` tables;
 - :mod:`.summary`: a run's summary and its ``--until-ci`` metrics;
 - :mod:`.trace`: a traced match for people and as JSON for machines;
-- :mod:`.referee`: the rules referee, in plain Python, replaying JSON traces.
+- :mod:`.referee`: the rules referee, in plain Python, replaying JSON traces;
+- :mod:`.analysis`: its own questions (matches, hands, comebacks), :mod:`.report` its
+  report sections, :mod:`.solve` its ``sim solve``.
 """
 
+from typing import ClassVar
+
+from sim.games.cards.rules import PRESETS, CardRules
 from sim.games.family import Family
 from sim.precision import Metric
 
@@ -27,19 +33,14 @@ DEAL_METRICS = (
     Metric("mean_melded", "mean_melded", "mean points the hand can meld", False),
     Metric("mean_deadwood", "mean_deadwood", "mean deadwood points left", False),
 )
-
-
-def __getattr__(name: str):
-    if name == "HAND_WORKLOAD":  # built on first use: sim.jit brings numba with it
-        from sim.jit import Workload
-
-        return Workload("the card hand solver", HAND_MODULES)
-    raise AttributeError(name)
+HAND_SOLVER = "the card hand solver"  # its workload (Family.other_workload)
 
 
 class CardRummy(Family):
     name = "rummy101-cards"
     title = "card Rummy 101"
+    rules_class = CardRules
+    presets: ClassVar[dict] = PRESETS
     unit = "match"
     units = "matches"
     tables = ("matches", "hands", "players")
@@ -47,6 +48,10 @@ class CardRummy(Family):
     policies = POLICIES
     finishes = FINISHES
     kernel_modules = (*HAND_MODULES, "sim.games.cards.engine")
+    other_workloads = ((HAND_SOLVER, HAND_MODULES),)
+    deal_metrics = DEAL_METRICS
+    public: ClassVar[dict] = {"LayDown": "play", "best_lay_down": "play"}
+    referee_checks = "every card and every score checked"
     metrics = (
         Metric("win_seat_S", r"win_seat_(?P<seat>\d+)", "share of matches won by seat S (with partners, team S)",
                True),
@@ -55,7 +60,6 @@ class CardRummy(Family):
         Metric("p_rummy", "p_rummy", "share of hands won by going rummy (C-SCORE-2)", True),
         Metric("mean_points", "mean_points", "mean points of a hand someone went out of", False),
     )
-
 
     def describe(self, rules) -> str:
         return f"{self.title}: matches to {rules.target}, {rules.decks} deck{'s' if rules.decks > 1 else ''}"

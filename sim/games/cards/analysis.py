@@ -19,13 +19,22 @@ from pathlib import Path
 
 import polars as pl
 
-from sim.analysis import Dataset, _by, _category_shares, _clustered, _clustered_many, _shares, _with_ci
+from sim.analysis import (
+    Dataset,
+    category_shares,
+    clustered_intervals,
+    clustered_intervals_many,
+    group_columns,
+    wilson_shares,
+    with_intervals,
+)
+from sim.games.cards.rules import CardRules
 
 __all__ = ["comeback", "first_dealer_wins", "hand_finishes", "hands_per_match", "match_wins", "points_per_hand",
            "rummy_worth"]
 
 # Rules columns of the matches table copied onto the hands and players rows.
-FACTS = ("players", "partners", "target", "decks", "rack_size", "deal_size", "finish_factor", "rummy_layoffs")
+FACTS = ("players", "partners", "target", "decks", "hand_size", "deal_size", "rummy_factor", "rummy_layoffs")
 DEFAULT_BY = ("players", "partners")
 
 
@@ -39,6 +48,8 @@ def dataset_tables(path: Path, keys: tuple[str, ...]) -> dict[str, pl.LazyFrame]
 
     matches = scan("matches")
     names = matches.collect_schema().names()
+    old = {a: b for a, b in CardRules.renamed.items() if a in names and a not in keys}  # data of the one-class rules
+    matches, names = matches.rename(old), [old.get(n, n) for n in names]
     facts = [c for c in FACTS if c not in keys and c in names]
     on = ["match_id", *keys]
     m = matches.select(*on, *facts, "first_dealer", pl.col("winner_seat").alias("match_winner_seat"),
@@ -63,9 +74,9 @@ def match_wins(ds: Dataset, by: Sequence[str] | None = None) -> pl.DataFrame:
     ``share``, ``ci_low``, ``ci_high`` (Wilson). Default ``by``: the variant columns,
     ``players`` and ``partners``.
     """
-    group = _by(ds, by, DEFAULT_BY)
+    group = group_columns(ds, by, DEFAULT_BY)
     lf = ds.rounds.with_columns(_winner().alias("side"))
-    return _category_shares(ds, lf, group, "side")
+    return category_shares(ds, lf, group, "side")
 
 
 def first_dealer_wins(ds: Dataset, by: Sequence[str] | None = None) -> pl.DataFrame:
@@ -75,10 +86,10 @@ def first_dealer_wins(ds: Dataset, by: Sequence[str] | None = None) -> pl.DataFr
 
     Columns: ``*by``, ``position``, ``k``, ``n``, ``share``, ``ci_low``, ``ci_high``.
     """
-    group = _by(ds, by, DEFAULT_BY)
+    group = group_columns(ds, by, DEFAULT_BY)
     sides = pl.when(pl.col("partners")).then(2).otherwise(pl.col("players"))
     lf = ds.rounds.with_columns(((_winner().cast(pl.Int16) - pl.col("first_dealer")) % sides).alias("position"))
-    return _category_shares(ds, lf, group, "position")
+    return category_shares(ds, lf, group, "position")
 
 
 def hands_per_match(ds: Dataset, by: Sequence[str] | None = None) -> pl.DataFrame:
@@ -88,12 +99,12 @@ def hands_per_match(ds: Dataset, by: Sequence[str] | None = None) -> pl.DataFram
     ``washes``, ``washes_ci_low``, ``washes_ci_high``, ``winner_total``,
     ``runner_up_total``, ``hands_p50``, ``hands_p90``.
     """
-    group = _by(ds, by, DEFAULT_BY)
+    group = group_columns(ds, by, DEFAULT_BY)
     agg = [pl.len().alias("matches"), pl.col("hands").mean(), pl.col("washes").mean(),
            pl.col("winner_total").mean(), pl.col("runner_up_total").mean(),
            pl.col("hands").quantile(0.5).alias("hands_p50"), pl.col("hands").quantile(0.9).alias("hands_p90")]
     df = (ds.rounds.group_by(*group).agg(*agg).sort(*group) if group else ds.rounds.select(*agg)).collect()
-    ci = _clustered_many(ds, ds.rounds, group, {"hands_": (pl.col("hands"), False),
+    ci = clustered_intervals_many(ds, ds.rounds, group, {"hands_": (pl.col("hands"), False),
                                                  "washes_": (pl.col("washes"), False)})
     df = df.join(ci, on=group, how="left", nulls_equal=True) if group else pl.concat([df, ci], how="horizontal")
     return df.select(*group, "matches", "hands", "hands_ci_low", "hands_ci_high", "washes", "washes_ci_low",
@@ -107,8 +118,8 @@ def hand_finishes(ds: Dataset, by: Sequence[str] | None = None) -> pl.DataFrame:
     Columns: ``*by``, ``finish``, ``k``, ``n`` (hands), ``share``, ``ci_low``, ``ci_high``
     (a match's hands clustered), ``points``.
     """
-    group = _by(ds, by, DEFAULT_BY)
-    return _category_shares(ds, ds.tables["hands"], group, "finish", {"points": pl.col("points")})
+    group = group_columns(ds, by, DEFAULT_BY)
+    return category_shares(ds, ds.tables["hands"], group, "finish", {"points": pl.col("points")})
 
 
 def rummy_worth(ds: Dataset, by: Sequence[str] | None = None) -> pl.DataFrame:
@@ -122,7 +133,7 @@ def rummy_worth(ds: Dataset, by: Sequence[str] | None = None) -> pl.DataFrame:
     ``rummy_points_ci_high``, ``out_points``, ``out_points_ci_low``,
     ``out_points_ci_high``, ``points_from_rummy``.
     """
-    group = _by(ds, by, DEFAULT_BY)
+    group = group_columns(ds, by, DEFAULT_BY)
     scored = ds.tables["hands"].filter(pl.col("finish") != "wash")
     rummy = pl.col("finish") == "rummy"
     points = pl.col("points").cast(pl.Float64)
@@ -130,7 +141,7 @@ def rummy_worth(ds: Dataset, by: Sequence[str] | None = None) -> pl.DataFrame:
            points.filter(rummy).mean().alias("rummy_points"), points.filter(~rummy).mean().alias("out_points"),
            (points.filter(rummy).sum() / points.sum()).alias("points_from_rummy")]
     df = (scored.group_by(*group).agg(*agg).sort(*group) if group else scored.select(*agg)).collect()
-    ci = _clustered_many(ds, scored, group, {
+    ci = clustered_intervals_many(ds, scored, group, {
         "points_": (points, False),
         "rummy_share_": (rummy, True),
         "rummy_points_": (pl.when(rummy).then(points), False),
@@ -146,10 +157,10 @@ def points_per_hand(ds: Dataset, by: Sequence[str] | None = None, width: int = 1
     Columns: ``*by``, ``points`` (the bin's lower edge), ``k``, ``n``, ``share``,
     ``ci_low``, ``ci_high``, ``mean`` (the mean points of the hands of the group).
     """
-    group = _by(ds, by, DEFAULT_BY)
+    group = group_columns(ds, by, DEFAULT_BY)
     scored = ds.tables["hands"].filter(pl.col("finish") != "wash").with_columns(
         (pl.col("points") // width * width).alias("bin"))
-    df = _category_shares(ds, scored, group, "bin").rename({"bin": "points"})
+    df = category_shares(ds, scored, group, "bin").rename({"bin": "points"})
     means = (scored.group_by(*group).agg(pl.col("points").mean().alias("mean")) if group
              else scored.select(pl.col("points").mean().alias("mean"))).collect()
     return df.join(means, on=group, how="left", nulls_equal=True) if group else df.join(means, how="cross")
@@ -163,7 +174,7 @@ def comeback(ds: Dataset, deficits: Sequence[int] = (10, 25, 50, 75, 100),
     Columns: ``*by``, ``deficit`` (N), ``k`` (won), ``n`` (seats or teams that trailed
     by N), ``share``, ``ci_low``, ``ci_high`` (clustered by match).
     """
-    group = _by(ds, by, DEFAULT_BY)
+    group = group_columns(ds, by, DEFAULT_BY)
     on = ["match_id", *ds.keys]
     side = pl.when(pl.col("partners")).then(pl.col("team")).otherwise(pl.col("seat")).alias("side")
     keep = [c for c in group if c not in on]
@@ -182,7 +193,7 @@ def comeback(ds: Dataset, deficits: Sequence[int] = (10, 25, 50, 75, 100),
     lf = pl.concat(rows)
     keys = [*group, "deficit"]
     df = lf.group_by(*keys).agg(pl.col("won").sum().alias("k"), pl.len().alias("n")).sort(*keys).collect()
-    return _with_ci(_shares(df), _clustered(ds, lf, keys, pl.col("won"), True), keys)
+    return with_intervals(wilson_shares(df), clustered_intervals(ds, lf, keys, pl.col("won"), True), keys)
 
 
 # --- the per-match metrics of sim.analysis.compare_variants ------------------------------------------

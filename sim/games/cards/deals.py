@@ -13,6 +13,7 @@ import polars as pl
 from sim.deal import STREAM_CARD_DEALS
 from sim.dealstats import DealKind
 from sim.games.cards import DEAL_METRICS
+from sim.games.cards.rules import CardRules
 from sim.precision import Target
 from sim.rules import Rules
 from sim.stats import cluster_stats, mean_interval, share
@@ -26,7 +27,7 @@ def _solve_chunk(rules_json: str, seed: int, start: int, count: int, size: int):
     from sim.games.cards.play import deal_hands
 
     numba.set_num_threads(1)
-    rules = Rules.from_json(rules_json)
+    rules = CardRules.from_json(rules_json)
     hands = deal_hands(seed, start, count, size, rules.decks)
     out = np.zeros((count, 3), dtype=np.int64)
     k.lay_down_batch(hands, out)

@@ -13,7 +13,7 @@ table meld (the hand solver, :mod:`.hand`), discard a card other than the one ju
 from the discard. Every card but one melded or laid off and the last one discarded ends
 the hand (C-OUT-1/2); the player to move finding the stock empty washes it (C-WASH-1).
 The player going out scores the cards left in the other hands, or with ``partners`` in
-the two opponents' hands (C-SCORE-1, C-TEAM-1), times ``finish_factor`` for going rummy:
+the two opponents' hands (C-SCORE-1, C-TEAM-1), times ``rummy_factor`` for going rummy:
 out in one turn without having melded or laid off earlier in the hand, every card but the
 discard in the player's own new melds (C-SCORE-2; ``rummy_layoffs``: lay-offs allowed).
 
@@ -23,7 +23,7 @@ The bots (``policies`` per seat):
   lay down now, lays down the most points the hand solver finds every turn, goes out
   the moment it can and throws its highest card that is in no pair or two-card run draw;
 - ``careful`` (:data:`POLICY_CAREFUL`) plays the score: it holds its melds in the hand
-  (to go rummy, worth ``finish_factor`` times the hand) until it can go out, or until an
+  (to go rummy, worth ``rummy_factor`` times the hand) until it can go out, or until an
   opponent is down to three cards, the stock to one card a player, or an opponent is one
   hand from the target (:data:`REACH` points a hand of each of its opponents); in that
   last case it also sheds its highest card whatever it is worth to the hand; and it never

@@ -26,7 +26,7 @@ def rules_params(rules: Rules) -> np.ndarray:
     rp[e.RP_DECKS] = rules.decks
     rp[e.RP_TARGET] = rules.target
     rp[e.RP_PARTNERS] = rules.partners
-    rp[e.RP_RUMMY] = rules.finish_factor  # C-SCORE-2: going rummy doubles the hand
+    rp[e.RP_RUMMY] = rules.rummy_factor  # C-SCORE-2: going rummy doubles the hand
     rp[e.RP_RUMMY_LAYOFFS] = rules.rummy_layoffs  # C-SCORE-2: a one-turn out with lay-offs is rummy too
     return rp
 

@@ -9,7 +9,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from sim.errors import NotationError, RulesError
-from sim.rules import Rules, preset
+from sim.games import preset
+from sim.rules import Rules
 from sim.tiles import _split, card_name, parse_card, parse_hand
 
 RANKS = 13
@@ -113,7 +114,7 @@ def best_lay_down(hand: str | np.ndarray, rules: Rules | str | None = "rummy101-
     >>> best_lay_down("AS 2S 3S 7H 7D 7C KD").can_out
     True
     """
-    from sim.games.cards import HAND_WORKLOAD
+    from sim.games.cards import FAMILY, HAND_SOLVER
     from sim.games.cards import hand as k
     from sim.jit import prepare
 
@@ -134,7 +135,7 @@ def best_lay_down(hand: str | np.ndarray, rules: Rules | str | None = "rummy101-
             if seen[c] > rules.decks:
                 raise NotationError(f"too many copies of {card_name(c)} in the hand and the table {t.strip()!r}: "
                                     f"{rules.decks} deck(s) hold {rules.decks}")
-    prepare(HAND_WORKLOAD)
+    prepare(FAMILY.other_workload(HAND_SOLVER))
     best_path = np.zeros((k.STEPS, 4), dtype=np.int64)
     out_path = np.zeros((k.STEPS, 4), dtype=np.int64)
     result = np.zeros(k.R_LEN, dtype=np.int64)
@@ -155,7 +156,7 @@ def deal_hands(seed: int, start: int, count: int, size: int, decks: int = 1) -> 
     """Hands ``start .. start+count-1`` of ``seed`` as a (count, 52) count array, each
     ``size`` cards dealt uniformly from ``decks`` decks (the same hand ``i`` whatever the
     chunk it is dealt in)."""
-    from sim.games.cards import HAND_WORKLOAD
+    from sim.games.cards import FAMILY, HAND_SOLVER
     from sim.games.cards import hand as k
     from sim.jit import prepare
 
@@ -163,7 +164,7 @@ def deal_hands(seed: int, start: int, count: int, size: int, decks: int = 1) -> 
         raise ValueError(f"seed must be between 0 and 2**63 - 1, got {seed}")
     if not 1 <= size <= 52 * decks:
         raise ValueError(f"hand size must be 1-{52 * decks}, got {size}")
-    prepare(HAND_WORKLOAD)
+    prepare(FAMILY.other_workload(HAND_SOLVER))
     out = np.zeros((count, 52), dtype=np.int64)
     k.deal_hands(seed, start, count, size, decks, out)
     return out

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections import Counter
 
+from sim.games.cards.rules import CardRules
 from sim.rules import Rules
 
 SUITS = "SHDC"
@@ -164,7 +165,7 @@ def _hand(rules: Rules, hand: dict, dealer: int, totals: list[int], problems: li
                 bad(f"event {i}: rummy is {events[i]['rummy']}, the rules say {rummy} (C-SCORE-2)")
             points = sum(value(c) * n for o in range(players) if _side(o, partners) != _side(seat, partners)
                          for c, n in held[o].items())  # C-SCORE-1, C-TEAM-1
-            points *= rules.finish_factor if rummy else 1
+            points *= rules.rummy_factor if rummy else 1
             if i != len(events) - 1:
                 bad("events after going out")
             break
@@ -192,7 +193,7 @@ def _hand(rules: Rules, hand: dict, dealer: int, totals: list[int], problems: li
 
 def referee(trace: dict) -> list[str]:
     """Every rule the match in ``trace`` breaks, as messages (empty: a clean match)."""
-    rules = Rules.from_dict(trace["rules"])
+    rules = CardRules.from_dict(trace["rules"])
     players, partners = rules.players, rules.partners
     problems: list[str] = []
     totals = [0] * players

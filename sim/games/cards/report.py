@@ -13,7 +13,7 @@ from sim.games.cards.analysis import UNIT_METRICS
 from sim.plots import select as _where
 from sim.plots import variant_label as _label
 from sim.plots import variants as _combos
-from sim.report import Report, _baseline, _ci, _pct, _share, _shown, paired_table, swept_fields
+from sim.report import Report, baseline_variant, ci_text, paired_table, pct, share_text, shown_variants, swept_fields
 
 COMPARED = ("hands", "wash_share", "rummy_share", "mean_points", "first_dealer_win", "margin")
 # Win shares of a seat and of a team are not one quantity: partners are compared without them.
@@ -23,7 +23,7 @@ DEFICITS = (10, 25, 50, 75, 100, 150, 200)
 
 
 def _mean(r: dict, name: str, digits: int = 2) -> str:
-    return f"{r[name]:.{digits}f} {_ci(r[f'{name}_ci_low'], r[f'{name}_ci_high'], False, digits)}"
+    return f"{r[name]:.{digits}f} {ci_text(r[f'{name}_ci_low'], r[f'{name}_ci_high'], False, digits)}"
 
 
 def _group(ds: A.Dataset) -> list[str]:
@@ -32,7 +32,7 @@ def _group(ds: A.Dataset) -> list[str]:
 
 def report_sections(rep: Report, ds: A.Dataset, prefer: dict) -> None:
     group = _group(ds)
-    base = _baseline(ds, prefer)
+    base = baseline_variant(ds, prefer)
     # --- at a glance
     length = A.hands_per_match(ds, by=group)
     fin = A.hand_finishes(ds, by=group)
@@ -45,9 +45,9 @@ def report_sections(rep: Report, ds: A.Dataset, prefer: dict) -> None:
         w = _where(worth, combo).row(0, named=True)
         rows.append({"variant": _label(combo), "matches": m["matches"], "hands a match": _mean(m, "hands"),
                      "median, 90th": f"{m['hands_p50']:.0f}, {m['hands_p90']:.0f}",
-                     "hands washed": _share(wash.row(0, named=True)) if wash.height else "0%",
-                     "scored hands gone rummy": f"{_pct(w['rummy_share'], 2)} "
-                                                f"{_ci(w['rummy_share_ci_low'], w['rummy_share_ci_high'], digits=2)}",
+                     "hands washed": share_text(wash.row(0, named=True)) if wash.height else "0%",
+                     "scored hands gone rummy": f"{pct(w['rummy_share'], 2)} "
+                     + ci_text(w["rummy_share_ci_low"], w["rummy_share_ci_high"], digits=2),
                      "points a scored hand": _mean(w, "points", 1),
                      "final totals": f"{m['winner_total']:.0f} vs {m['runner_up_total']:.0f}"})
     rep.add("### The variants at a glance", "",
@@ -63,11 +63,11 @@ def report_sections(rep: Report, ds: A.Dataset, prefer: dict) -> None:
     for combo in _combos(wins, group):
         row = {"variant": _label(combo)}
         for r in _where(wins, combo).iter_rows(named=True):
-            row[f"{'team' if combo['partners'] else 'seat'} {r['side']}"] = _share(r)
+            row[f"{'team' if combo['partners'] else 'seat'} {r['side']}"] = share_text(r)
         rows.append(row)
     for combo, row in zip(_combos(wins, group), rows, strict=True):
         for r in _where(dealer, combo).iter_rows(named=True):
-            row[f"dealer +{r['position']}"] = _share(r)
+            row[f"dealer +{r['position']}"] = share_text(r)
     rep.add("### Who wins a match", "",
             "The share of matches each seat wins (with partners each team, team 0 being seats 0 and 2, "
             "C-TEAM-1), and by position from the seat that dealt first (dealer +0; +1 plays first, "
@@ -80,14 +80,14 @@ def report_sections(rep: Report, ds: A.Dataset, prefer: dict) -> None:
     for combo in _combos(worth, group):
         w = _where(worth, combo).row(0, named=True)
         rows.append({"variant": _label(combo), "scored hands": w["hands"],
-                     "gone rummy": f"{_pct(w['rummy_share'], 2)} "
-                                   f"{_ci(w['rummy_share_ci_low'], w['rummy_share_ci_high'], digits=2)}",
+                     "gone rummy": f"{pct(w['rummy_share'], 2)} "
+                                   f"{ci_text(w['rummy_share_ci_low'], w['rummy_share_ci_high'], digits=2)}",
                      "points of a rummy hand": "–" if w["rummy_points"] is None else _mean(w, "rummy_points", 1),
                      "points of a plain out": _mean(w, "out_points", 1),
-                     "share of all points": _pct(w["points_from_rummy"] or 0.0, 2)})
+                     "share of all points": pct(w["points_from_rummy"] or 0.0, 2)})
     rep.add("### What going rummy is worth", "",
             "Going out in one turn with nothing melded before doubles the hand (C-SCORE-2; the "
-            "`finish_factor` field). The greedy bot lays melds down as soon as it can and rarely goes "
+            "`rummy_factor` field). The greedy bot lays melds down as soon as it can and rarely goes "
             "rummy; the careful bot holds its melds to try.", "")
     rep.table(pl.DataFrame(rows), {"scored hands": ","})
     # --- points of a hand
@@ -96,7 +96,7 @@ def report_sections(rep: Report, ds: A.Dataset, prefer: dict) -> None:
             "What a scored hand is worth to the player going out (C-SCORE-1: the cards left in the "
             "others' hands, or the two opponents' with partners): the cumulative share worth at most x "
             "points, with 95% bands.", "")
-    rep.figure(plots.cumulative(pts, "points", _shown(pts, group, base, vary="players"), "points of the hand",
+    rep.figure(plots.cumulative(pts, "points", shown_variants(pts, group, base, vary="players"), "points of the hand",
                                 "scored hands (%)", "Card Rummy 101: the points of a hand (cumulative, 95% bands)"),
                "cards-points", "Card Rummy 101: cumulative distribution of a scored hand's points.")
     # --- comebacks
@@ -106,7 +106,7 @@ def report_sections(rep: Report, ds: A.Dataset, prefer: dict) -> None:
             "that won the match anyway, with 95% bands (the figure leaves out deficits fewer than 30 "
             "trailed by).", "")
     shown = back.filter(pl.col("n") >= 30)
-    rep.figure(plots.share_curve(shown, "deficit", _shown(shown, group, base, vary="players"),
+    rep.figure(plots.share_curve(shown, "deficit", shown_variants(shown, group, base, vary="players"),
                                  "points behind the leader after some hand (at least)",
                                  "went on to win the match (%)", "Card Rummy 101: coming back from behind"),
                "cards-comeback", "Card Rummy 101: the chance to win after trailing by N points.")
@@ -115,7 +115,7 @@ def report_sections(rep: Report, ds: A.Dataset, prefer: dict) -> None:
         row = {"variant": _label(combo)}
         for d in DEFICITS:
             r = _where(back, combo).filter(pl.col("deficit") == d)
-            row[f"{d} behind"] = _share(r.row(0, named=True)) if r.height else "–"
+            row[f"{d} behind"] = share_text(r.row(0, named=True)) if r.height else "–"
         rows.append(row)
     rep.table(pl.DataFrame(rows))
     # --- rules
@@ -144,7 +144,7 @@ def headlines(ds: A.Dataset, prefer: dict) -> list[str]:
     length = A.hands_per_match(ds, by=group)
     wins = A.match_wins(ds, by=group)
     fin = A.hand_finishes(ds, by=group)
-    base = _baseline(ds, prefer)
+    base = baseline_variant(ds, prefer)
     lines = []
     for combo in _combos(length, group):
         m = _where(length, combo).row(0, named=True)
@@ -153,8 +153,8 @@ def headlines(ds: A.Dataset, prefer: dict) -> list[str]:
         lo, hi = w.row(0, named=True), w.row(w.height - 1, named=True)
         side = "team" if combo["partners"] else "seat"
         lines.append(f"- {ds.path.name}, card Rummy 101, {_label(combo)}: {_mean(m, 'hands')} hands a match, "
-                     f"{_share(wash.row(0, named=True)) if wash.height else '0%'} of hands washed; match wins "
-                     f"from {side} {lo['side']} {_share(lo)} to {side} {hi['side']} {_share(hi)}.")
+                     f"{share_text(wash.row(0, named=True)) if wash.height else '0%'} of hands washed; match wins "
+                     f"from {side} {lo['side']} {share_text(lo)} to {side} {hi['side']} {share_text(hi)}.")
     for k in swept_fields(ds, skip=("players",)):
         c = A.compare_variants(ds, {k: base[k]}, ["hands", "first_dealer_win"])
         for r in c.filter(pl.col("metric") == "hands").iter_rows(named=True):

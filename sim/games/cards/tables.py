@@ -15,7 +15,7 @@ from sim.store import nullable
 FINISH = pl.Enum(list(FINISHES))
 POLICY = pl.Enum(list(POLICIES))
 # The rules fields a card variant is swept over, a column each in the matches table.
-VARIANT_FIELDS = ("players", "partners", "target", "decks", "rack_size", "finish_factor", "rummy_layoffs")
+VARIANT_FIELDS = ("players", "partners", "target", "decks", "hand_size", "rummy_factor", "rummy_layoffs")
 
 
 def _column(rules: Rules, name: str, count: int) -> pl.Series:
@@ -46,7 +46,7 @@ def chunk_tables(rules: Rules, seed: int, start: int, count: int, policies: list
     matches = pl.DataFrame({
         "match_id": match_id,
         **{name: _column(rules, name, count) for name in VARIANT_FIELDS},
-        "deal_size": np.full(count, rules.deal_size(), dtype=np.int8),  # C-SET-1: rack_size 0 by players
+        "deal_size": np.full(count, rules.deal_size(), dtype=np.int8),  # C-SET-1: hand_size 0 by players
         "policies": [",".join(policies)] * count,
         "first_dealer": m[:, e.M_FIRST_DEALER].astype(np.int8),
         "hands": m[:, e.M_HANDS].astype(np.int32),

@@ -12,6 +12,7 @@ import textwrap
 from collections import Counter
 
 from sim.games.cards import FINISHES, POLICIES
+from sim.games.cards.rules import CardRules
 from sim.rules import Rules
 from sim.tiles import card_name
 
@@ -129,7 +130,7 @@ def _wrap(mark: str, text: str) -> list[str]:
 
 def format_trace(trace: dict) -> str:
     """A JSON trace as text a person can follow, hand by hand and turn by turn, with rule ids."""
-    r = Rules.from_dict(trace["rules"])
+    r = CardRules.from_dict(trace["rules"])
     players = trace["players"]
     side = "team" if r.partners else "seat"
     lines = [f"{r.name}: match {trace['match_id']} (seed {trace['seed']}), {players} players"
@@ -190,12 +191,3 @@ def format_trace(trace: dict) -> str:
                  f"{r.target} (C-MATCH-1" + (", C-TEAM-1" if r.partners else "") + ")")
     return "\n".join(lines)
 
-
-def trace_text(rules: Rules, seed: int, match_id: int, policies: list[str], duplicate: bool = False) -> str:
-    """Match ``match_id`` of ``seed`` as text, and the referee's verdict."""
-    from sim.games.cards.referee import referee
-
-    trace = trace_json(rules, seed, match_id, policies, duplicate)
-    problems = referee(trace)
-    return (format_trace(trace) + "\nreferee: every card and every score checked: "
-            + ("no violations" if not problems else "; ".join(problems)))

@@ -2,6 +2,7 @@
 
 The modules, from the rules to the data:
 
+- :mod:`.rules`: its rules, house variants and preset;
 - :mod:`.table`: the table solver (numba): the best play of a rack onto a table that may
   be rebuilt as a whole; :mod:`.tableturn` one turn's table play, the table's jokers
   bound, freed or locked as the rules say (K-JOKER-1/2), and :mod:`.tablecall` its entry
@@ -12,39 +13,38 @@ The modules, from the rules to the data:
 - :mod:`.tables`: chunks of rounds as the ``rounds`` and ``players`` tables;
 - :mod:`.summary`: a run's summary and its ``--until-ci`` metrics;
 - :mod:`.trace`: a traced round for people and as JSON for machines;
-- :mod:`.referee`: the rules referee, in plain Python, replaying JSON traces.
+- :mod:`.referee`: the rules referee, in plain Python, replaying JSON traces;
+- :mod:`.report` its report sections, :mod:`.solve` its ``sim solve``.
 """
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from sim.games.family import SHARED_METRICS, Family
+from sim.games.rummikub.rules import PRESETS, RummikubRules
+from sim.precision import DEAL_METRICS as TILE_DEAL_METRICS
 from sim.precision import Metric
 
 POLICIES = ("greedy", "careful")  # engine.POLICY_GREEDY, POLICY_CAREFUL
 FINISHES = ("out", "blocked", "last_call")  # engine.FINISH_*
 TABLE_MODULES = ("sim.games.rummikub.table", "sim.games.rummikub.tableturn", "sim.games.rummikub.tablecall")
-
-
-def _workload(name: str, modules: tuple[str, ...]):
-    from sim.jit import Workload
-
-    return Workload(name, modules)
-
-
-def __getattr__(name: str):
-    if name == "TABLE_SOLVER_WORKLOAD":  # built on first use: sim.jit brings numba with it
-        return _workload("the Rummikub table solver", TABLE_MODULES)
-    raise AttributeError(name)
+TABLE_SOLVER = "the Rummikub table solver"  # its workload (Family.other_workload)
 
 
 class Rummikub(Family):
     name = "rummikub"
     title = "Rummikub"
+    rules_class = RummikubRules
+    presets: ClassVar[dict] = PRESETS
     policies = POLICIES
     finishes = FINISHES
     kernel_modules = ("sim.deal", "sim.solver.runs", "sim.solver.kernel", "sim.solver.layout",
                       "sim.games.rummikub.table", "sim.games.rummikub.tableturn", "sim.games.rummikub.engine")
+    other_workloads = ((TABLE_SOLVER, TABLE_MODULES),)
     uses_run_table = True
+    deals_at = "sim.dealstats:TILE_DEALS"  # the tile deal and the opening solver
+    deal_metrics = TILE_DEAL_METRICS
     piece = 250  # about a second of four-player rounds on one core: a chunk of 10,000 is a minute or more
     metrics = (
         *SHARED_METRICS,
@@ -52,6 +52,12 @@ class Rummikub(Family):
         Metric("mean_rack_value", "mean_rack_value", "mean value left on the racks of the players who did not win",
                False),
     )
+    public: ClassVar[dict] = {"TablePlay": "tableplay", "table_play": "tableplay"}
+    variant_metrics: ClassVar[dict] = {
+        "pool_empty": ("share of rounds ending with the pool empty (blocked or last call, K-END-2)",
+                       ("blocked", "last_call")),
+    }
+    referee_checks = "every turn checked, scores recomputed"
 
     def describe(self, rules) -> str:
         return f"{self.title}: racks of {rules.rack_size}, open {rules.open_points} points"

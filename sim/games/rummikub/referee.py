@@ -20,6 +20,7 @@ from collections import Counter
 from collections.abc import Sequence
 from fractions import Fraction
 
+from sim.games.rummikub.rules import RummikubRules
 from sim.melds import check_meld
 from sim.rules import Rules
 from sim.tiles import KINDS, Meld, number_of, parse_meld, parse_tile, tile_name
@@ -224,7 +225,7 @@ def expected_scores(racks: list[Counter], finish: str, rules: Rules) -> tuple[li
 
 def referee(trace: dict) -> list[str]:
     """Every violation of docs/rules.md section K in a JSON trace of a round; empty if none."""
-    rules = Rules.from_dict(trace["rules"])
+    rules = RummikubRules.from_dict(trace["rules"])
     n = rules.players
     out: list[str] = []
     deal = trace["deal"]

@@ -11,19 +11,19 @@ from sim import plots
 from sim.plots import select as _where
 from sim.plots import variant_label as _label
 from sim.plots import variants as _combos
-from sim.report import Report, _baseline, _ci, _pct, _share, _shown, paired_table, swept_fields
+from sim.report import Report, baseline_variant, ci_text, paired_table, pct, share_text, shown_variants, swept_fields
 
 COMPARED = ("opened_by_3", "never_opened", "turns", "pool_empty", "mean_penalty", "seat0_win")
 FOREST = ("opened_by_3", "turns", "mean_penalty", "seat0_win")
 
 
 def _mean(r: dict, digits: int = 1) -> str:
-    return f"{r['mean']:.{digits}f} {_ci(r['ci_low'], r['ci_high'], False, digits)}"
+    return f"{r['mean']:.{digits}f} {ci_text(r['ci_low'], r['ci_high'], False, digits)}"
 
 
 def report_sections(rep: Report, ds: A.Dataset, prefer: dict) -> None:
     keys = list(ds.keys)
-    base = _baseline(ds, prefer)
+    base = baseline_variant(ds, prefer)
     by_players = keys if "players" in keys else [*keys, "players"]
     # --- at a glance
     length = A.round_length(ds, by=by_players)
@@ -39,8 +39,8 @@ def report_sections(rep: Report, ds: A.Dataset, prefer: dict) -> None:
             "variant": _label(combo), "rounds": _where(length, combo)["n"].item(),
             "turns": _mean(_where(length, combo).row(0, named=True)),
             "pool left": f"{_where(left, combo)['pool_left'].item():.1f}",
-            "pool empty": _pct(empty["k"].sum() / f["n"][0], 2),
-            "never open": _share(_where(never, combo).row(0, named=True)),
+            "pool empty": pct(empty["k"].sum() / f["n"][0], 2),
+            "never open": share_text(_where(never, combo).row(0, named=True)),
             "mean penalty": _mean(_where(pen, combo).row(0, named=True)),
         })
     rep.add("### The variants at a glance", "",
@@ -65,7 +65,7 @@ def report_sections(rep: Report, ds: A.Dataset, prefer: dict) -> None:
             s = sub.filter(pl.col("seat") == seat)
             row = {"variant": _label(combo), "seat": seat}
             for t in (1, 2, 3, 5):
-                row[f"by turn {t}"] = _share(s.filter(pl.col("turn") == t).row(0, named=True))
+                row[f"by turn {t}"] = share_text(s.filter(pl.col("turn") == t).row(0, named=True))
             wide.append(row)
     rep.add("Opened by the 1st, 2nd, 3rd and 5th own turn, every variant and seat:", "")
     rep.table(pl.DataFrame(wide))
@@ -75,7 +75,7 @@ def report_sections(rep: Report, ds: A.Dataset, prefer: dict) -> None:
     rep.add("### What losing costs", "",
             "The points lost by the players who did not win: the cumulative share losing at most "
             "x points, with 95% bands.", "")
-    rep.figure(plots.cumulative(dist, "penalty", _shown(dist, by_players, base, vary="players"),
+    rep.figure(plots.cumulative(dist, "penalty", shown_variants(dist, by_players, base, vary="players"),
                                 "points lost", "players who did not win (%)",
                                 "Rummikub: what losing costs (cumulative, 95% bands)"),
                "rummikub-penalties", "Rummikub: cumulative distribution of the points lost.")
@@ -94,12 +94,12 @@ def report_sections(rep: Report, ds: A.Dataset, prefer: dict) -> None:
     rep.figure(plots.paired_forest(comp, FOREST), "rummikub-house-rules",
                "Rummikub: paired differences against the standard game, 95% intervals.")
     rep.table(paired_table(comp, COMPARED))
-    rep.add("Metrics: " + "; ".join(f"`{k}`: {A.ROUND_METRICS[k]}" for k in COMPARED) + ".", "")
+    rep.add("Metrics: " + "; ".join(f"`{k}`: {A.metric_texts(ds)[k]}" for k in COMPARED) + ".", "")
 
 
 def headlines(ds: A.Dataset, prefer: dict) -> list[str]:
     """The reference variant's opening, seat and end numbers, and each house rule's effect."""
-    base = _baseline(ds, prefer)
+    base = baseline_variant(ds, prefer)
     by_players = list(ds.keys) if "players" in ds.keys else [*ds.keys, "players"]
     obt = _where(A.opened_by_turn(ds, max_turn=3, by=by_players), base)
     wins = _where(A.win_shares(ds, by=by_players), base)
@@ -110,8 +110,8 @@ def headlines(ds: A.Dataset, prefer: dict) -> list[str]:
         first, last = o.row(0, named=True), o.row(o.height - 1, named=True)
         w0, wl = w.row(0, named=True), w.row(w.height - 1, named=True)
         lines.append(f"- {ds.path.name}, Rummikub, {_label(combo)}: seat 0 has opened by its 3rd turn in "
-                     f"{_share(first)} of rounds, seat {last['seat']} in {_share(last)}; seat 0 wins "
-                     f"{_share(w0)}, seat {wl['seat']} {_share(wl)}.")
+                     f"{share_text(first)} of rounds, seat {last['seat']} in {share_text(last)}; seat 0 wins "
+                     f"{share_text(w0)}, seat {wl['seat']} {share_text(wl)}.")
     for k in swept_fields(ds, skip=("players",)):
         c = A.compare_variants(ds, {k: base[k]}, ["opened_by_3", "turns", "mean_penalty"])
         for r in c.filter(pl.col("metric") == "turns").iter_rows(named=True):

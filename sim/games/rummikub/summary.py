@@ -8,67 +8,28 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 
-from sim.games.family import (
-    common_stats,
-    finish_stats,
-    losers,
-    per_variant,
-    player_stats,
-    seat_lines,
-    variant_key,
-    variant_name,
-)
+from sim.games.family import RoundSummary, common_stats, finish_stats, losers, player_stats
 from sim.precision import Target
-from sim.stats import mean_interval, share
 
-OPENED_BY = (1, 2, 3, 5)  # own turns at which the summary tells the share opened
+SUMMARY = RoundSummary(
+    opened_by=(1, 2, 3, 5),
+    lost=("mean_rack_value", "rack left", "mean value on the racks of the rounds not won", 11),
+    lost_value=lambda lost: lost["rack_value"].mean(),
+    extras={"shared_wins": lambda rounds: rounds["winner_seat"].is_null().mean(),
+            "mean_pool_left": lambda rounds: rounds["pool_left"].mean()},
+    headline=lambda v: f" and {v['mean_pool_left']:.1f} pool tiles left on average",
+    finish_note=lambda v: f"   shared wins {v['shared_wins']:.1%}",
+    finish_digits=2,
+)
 
 
 def summarise(tables: dict[str, pl.DataFrame], keys: list[str]) -> dict:
     """Finishes, length, and by seat wins, openings, scores and racks left, per variant."""
-    return per_variant(tables, keys, _variant_summary)
-
-
-def _variant_summary(combo: dict, rounds: pl.DataFrame, players: pl.DataFrame) -> dict:
-    n = rounds.height
-    finishes = rounds["finish"].value_counts().sort("finish")
-    seats = []
-    for (seat,), sub in players.sort("seat").group_by("seat", maintain_order=True):
-        won = (sub["winner_seat"] == seat).fill_null(False).to_numpy()
-        deal = sub["deal_id"].to_numpy() if "deal_id" in sub.columns else None  # a duplicate deal's rounds together
-        lost = sub.filter(~pl.Series(won))
-        seats.append({
-            "seat": int(seat),
-            "win": share(won, deal),
-            "opened": share(sub["opened"].to_numpy(), deal),
-            "opened_by_turn": {str(t): share((sub["open_turn"] <= t).fill_null(False).to_numpy(), deal)
-                               for t in OPENED_BY},
-            "mean_score": mean_interval(sub["score"].to_numpy(), deal),
-            "mean_rack_value": float(lost["rack_value"].mean()) if lost.height else 0.0,
-        })
-    return {
-        "variant": variant_key(combo),
-        "rounds": n,
-        "finish": {row["finish"]: row["count"] / n for row in finishes.iter_rows(named=True)},
-        "shared_wins": float(rounds["winner_seat"].is_null().mean()),
-        "mean_turns": float(rounds["turns"].mean()),
-        "mean_pool_left": float(rounds["pool_left"].mean()),
-        "seats": seats,
-    }
+    return SUMMARY.summarise(tables, keys)
 
 
 def format_summary(summary: dict) -> list[str]:
-    lines = []
-    for v in summary["variants"]:
-        lines.append("")
-        lines.append(f"{variant_name(v['variant'])}: {v['rounds']:,} rounds, {v['mean_turns']:.1f} turns and "
-                     f"{v['mean_pool_left']:.1f} pool tiles left on average")
-        lines.append("  finish: " + "  ".join(f"{k} {x:.2%}" for k, x in v["finish"].items())
-                     + f"   shared wins {v['shared_wins']:.1%}")
-        lines += seat_lines(v, OPENED_BY, ("rack left", "mean_rack_value", 11))
-        lines.append("  (wins: alone; by tN: share opened by its own N-th turn; rack left: mean value on "
-                     "the racks of the rounds not won)")
-    return lines
+    return SUMMARY.format(summary)
 
 
 def chunk_stats(target: Target, tables: dict[str, pl.DataFrame]) -> np.ndarray:

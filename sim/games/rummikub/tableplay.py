@@ -16,8 +16,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from sim.errors import NotationError, RulesError
+from sim.games import resolve_rules
 from sim.melds import check_meld
-from sim.rules import Rules, resolve_rules
+from sim.rules import Rules
 from sim.solver.layout import MELD_FIELDS, to_meld
 from sim.tiles import COPIES, COUNTS_LEN, JOKER, KINDS, SET_JOKERS, Meld, Rack, as_counts, number_of, parse_meld
 
@@ -157,7 +158,7 @@ def table_play(rack: Rack | str | np.ndarray, table: Iterable[str | Meld] | str,
     >>> p.value, str(p.played), p.freed
     (11, 'R4 B7', (('B7', 'B7'),))
     """
-    from sim.games.rummikub import TABLE_SOLVER_WORKLOAD
+    from sim.games.rummikub import FAMILY, TABLE_SOLVER
     from sim.jit import prepare
     from sim.solver.layout import meld_row
     from sim.tiles import tile_name
@@ -177,7 +178,7 @@ def table_play(rack: Rack | str | np.ndarray, table: Iterable[str | Meld] | str,
                             f"the set holds {COPIES}")
     if total[JOKER] > SET_JOKERS:
         raise NotationError(f"{int(total[JOKER])} jokers across rack and table; the set holds {SET_JOKERS}")
-    prepare(TABLE_SOLVER_WORKLOAD)
+    prepare(FAMILY.other_workload(TABLE_SOLVER))
     if not _SOLVER:
         _SOLVER.append(Solver())
     solver = _SOLVER[0]

@@ -14,6 +14,7 @@ from collections import Counter
 
 from sim.games.rummikub import FINISHES, POLICIES
 from sim.games.rummikub.referee import bar_in_force
+from sim.games.rummikub.rules import RummikubRules
 from sim.rules import Rules
 from sim.tiles import Rack, number_of, parse_rack, parse_tile, tile_name
 
@@ -121,7 +122,7 @@ def _table_lines(table: list[list[str]], mark: str) -> list[str]:
 
 def format_trace(trace: dict) -> str:
     """A JSON trace as text a person can follow, turn by turn, with rule ids."""
-    r = Rules.from_dict(trace["rules"])
+    r = RummikubRules.from_dict(trace["rules"])
     rid = trace.get("round_id")
     head = f"Round {rid} of seed {trace.get('seed')}" if rid is not None else "Round from a given tile order"
     house = [name for name in ("wrap_runs", "locked_jokers", "easing_open", "last_call") if getattr(r, name)]
@@ -187,14 +188,4 @@ def format_trace(trace: dict) -> str:
 def _sorted(tiles: list[str]) -> str:
     """Tiles by number, then colour, jokers last."""
     return str(parse_rack(" ".join(tiles))) if tiles else "-"
-
-
-def trace_text(rules: Rules, seed: int, round_id: int, policies: list[str], duplicate: bool = False) -> str:
-    """Round ``round_id`` of ``seed`` as text, and the referee's verdict."""
-    from sim.games.rummikub.referee import referee
-
-    trace = trace_json(rules, seed, round_id, policies, duplicate)
-    problems = referee(trace)
-    return (format_trace(trace) + "\nreferee: every turn checked, scores recomputed: "
-            + ("no violations" if not problems else "; ".join(problems)))
 

@@ -2,18 +2,25 @@
 
 The modules, from the rules to the data:
 
+- :mod:`.rules`: its rules and presets;
 - :mod:`.core`, :mod:`.bots`, :mod:`.engine`: the round engine (numba): the rules, the
   bots' choices, turns and chunks of rounds;
 - :mod:`.play`: its Python face (rules and policies as arrays, chunks, traced rounds);
 - :mod:`.tables`: chunks of rounds as the ``rounds`` and ``players`` tables;
 - :mod:`.summary`: a run's summary and its ``--until-ci`` metrics;
 - :mod:`.trace`: a traced round for people and as JSON for machines;
-- :mod:`.referee`: the rules referee, in plain Python, replaying JSON traces.
+- :mod:`.referee`: the rules referee, in plain Python, replaying JSON traces;
+- :mod:`.analysis`: its own questions (openings, thresholds, penalties), :mod:`.report` its
+  report sections, :mod:`.solve` its ``sim solve``.
 """
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from sim.games.family import SHARED_METRICS, Family
+from sim.games.rummy101.rules import PRESETS, Rummy101Rules
+from sim.precision import DEAL_METRICS as TILE_DEAL_METRICS
 from sim.precision import Metric
 
 POLICIES = ("greedy", "careful")  # sim.games.rummy101.bots: GREEDY, CAREFUL
@@ -24,16 +31,25 @@ OPEN_KINDS = ("melds", "pairs")  # core.OPEN_MELDS, core.OPEN_PAIRS
 class Rummy101(Family):
     name = "rummy101"
     title = "Rummy 101"
+    rules_class = Rummy101Rules
+    presets: ClassVar[dict] = PRESETS
     policies = POLICIES
     finishes = FINISHES
     kernel_modules = ("sim.deal", "sim.solver.runs", "sim.solver.kernel", "sim.solver.layout",
                       "sim.games.rummy101.core", "sim.games.rummy101.bots", "sim.games.rummy101.engine")
     uses_run_table = True
+    deals_at = "sim.dealstats:TILE_DEALS"  # the tile deal and the opening solver
+    deal_metrics = TILE_DEAL_METRICS
     metrics = (
         *SHARED_METRICS,
         Metric("stock_out", "stock_out", "share of rounds ending with the stock exhausted", True),
         Metric("mean_penalty", "mean_penalty", "mean penalty of the players who did not win", False),
     )
+    variant_metrics: ClassVar[dict] = {
+        "stock_out": ("share of rounds ending with the stock exhausted", ("stock_out",)),
+        "joker_finish": ("share of rounds won by a joker finish", ("joker", "one_turn_joker")),
+    }
+    referee_checks = "every action checked, scores recomputed"
 
     def describe(self, rules) -> str:
         opening = f"open {rules.open_points} points" + (f" or {rules.open_pairs} pairs" if rules.open_pairs else "")

@@ -14,6 +14,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from sim.errors import SimError
+from sim.games.rummy101.rules import Rummy101Rules
 from sim.melds import check_meld
 from sim.rules import Rules
 from sim.tiles import JOKER, NUMBERS, Meld, colour_of, number_of, parse_meld, parse_tile, tile_name
@@ -61,7 +62,7 @@ def _tile(token: str) -> tuple[int, bool]:
 class Referee:
     def __init__(self, trace: dict):
         self.trace = trace
-        self.rules = Rules.from_dict(trace["rules"])
+        self.rules = Rummy101Rules.from_dict(trace["rules"])
         r = self.rules
         self.errors: list[str] = []
         self.players = [Player(buttons=r.button_jokers) for _ in range(r.players)]

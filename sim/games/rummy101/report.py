@@ -10,7 +10,7 @@ from sim import plots
 from sim.plots import select as _where
 from sim.plots import variant_label as _label
 from sim.plots import variants as _combos
-from sim.report import Report, _baseline, _ci, _pct, _shown, _typed, paired_table, swept_fields
+from sim.report import Report, baseline_variant, ci_text, paired_table, pct, shown_variants, swept_fields, typed_value
 
 
 def report_sections(rep: Report, ds: A.Dataset, prefer: dict) -> None:
@@ -24,7 +24,7 @@ def report_sections(rep: Report, ds: A.Dataset, prefer: dict) -> None:
 def headlines(ds: A.Dataset, prefer: dict) -> list[str]:
     """The reference variant's key numbers, and what changing each swept field does."""
     lines: list[str] = []
-    base = _baseline(ds, prefer)
+    base = baseline_variant(ds, prefer)
     obt = _where(A.opened_by_turn(ds, max_turn=5), base)
     fin = _where(A.finish_rates(ds), base)
     so = fin.filter(pl.col("finish") == "stock_out").row(0, named=True)
@@ -32,12 +32,12 @@ def headlines(ds: A.Dataset, prefer: dict) -> list[str]:
     last = int(obt["seat"].max())
     seatn = obt.filter((pl.col("seat") == last) & (pl.col("turn") == 3)).row(0, named=True)
     lines.append(f"- {ds.path.name}, {_label(base)}: seat 0 has opened by its 3rd turn in "
-                 f"{_pct(seat0['share'])} {_ci(seat0['ci_low'], seat0['ci_high'])} of rounds, seat {last} in "
-                 f"{_pct(seatn['share'])} {_ci(seatn['ci_low'], seatn['ci_high'])}; "
-                 f"{_pct(so['share'])} {_ci(so['ci_low'], so['ci_high'])} of rounds end with the stock "
+                 f"{pct(seat0['share'])} {ci_text(seat0['ci_low'], seat0['ci_high'])} of rounds, seat {last} in "
+                 f"{pct(seatn['share'])} {ci_text(seatn['ci_low'], seatn['ci_high'])}; "
+                 f"{pct(so['share'])} {ci_text(so['ci_low'], so['ci_high'])} of rounds end with the stock "
                  "exhausted.")
     for k in ds.keys:
-        levels = list(dict.fromkeys(_typed(v["partition"][k]) for v in ds.variants))
+        levels = list(dict.fromkeys(typed_value(v["partition"][k]) for v in ds.variants))
         if len(levels) < 2:
             continue
         c = A.compare_variants(ds, {k: base[k]}, ["opened_by_3", "stock_out", "mean_penalty"])
@@ -78,11 +78,11 @@ def _glance(rep: Report, ds: A.Dataset) -> None:
         gn = _where(gain, combo)
         rows.append({
             "variant": _label(combo), "rounds": r["n"],
-            "turns": f"{r['mean']:.1f} {_ci(r['ci_low'], r['ci_high'], False)}",
-            "stock out": f"{_pct(so['share'])} {_ci(so['ci_low'], so['ci_high'])}",
-            "joker finish": _pct(jk["k"].sum() / r["n"]),
-            "never open": f"{_pct(nv['share'])} {_ci(nv['ci_low'], nv['ci_high'])}",
-            "mean penalty": f"{pe['mean']:.1f} {_ci(pe['ci_low'], pe['ci_high'], False)}",
+            "turns": f"{r['mean']:.1f} {ci_text(r['ci_low'], r['ci_high'], False)}",
+            "stock out": f"{pct(so['share'])} {ci_text(so['ci_low'], so['ci_high'])}",
+            "joker finish": pct(jk["k"].sum() / r["n"]),
+            "never open": f"{pct(nv['share'])} {ci_text(nv['ci_low'], nv['ci_high'])}",
+            "mean penalty": f"{pe['mean']:.1f} {ci_text(pe['ci_low'], pe['ci_high'], False)}",
             "winner gain": f"{gn['mean'].item():.1f}" if gn.height else "–",
         })
     rep.add("### The variants at a glance", "",
@@ -95,7 +95,7 @@ def _glance(rep: Report, ds: A.Dataset) -> None:
 
 def _opening_figures(rep: Report, ds: A.Dataset, prefer: dict) -> None:
     keys = list(ds.keys)
-    base = _baseline(ds, prefer)
+    base = baseline_variant(ds, prefer)
     obt = A.opened_by_turn(ds, max_turn=10, by=[*keys, "players"] if "players" not in keys else keys)
     others = {k: v for k, v in base.items() if k != "players"}
     rep.add("### When do players open?", "",
@@ -112,7 +112,7 @@ def _opening_figures(rep: Report, ds: A.Dataset, prefer: dict) -> None:
             row = {"variant": _label(combo), "seat": seat}
             for t in (1, 3, 5):
                 r = s.filter(pl.col("turn") == t).row(0, named=True)
-                row[f"by turn {t}"] = f"{_pct(r['share'])} {_ci(r['ci_low'], r['ci_high'])}"
+                row[f"by turn {t}"] = f"{pct(r['share'])} {ci_text(r['ci_low'], r['ci_high'])}"
             wide.append(row)
     rep.add("Opened by the 1st, 3rd and 5th own turn, every variant and seat:", "")
     rep.table(pl.DataFrame(wide))
@@ -124,15 +124,15 @@ def _opening_figures(rep: Report, ds: A.Dataset, prefer: dict) -> None:
         t = _where(took, combo)
         get = dict(zip(k["open_kind"], k["share"], strict=True))
         tk = dict(zip(t["open_kind"], t["share"], strict=True))
-        rows.append({"variant": _label(combo), "melds": _pct(get.get("melds", 0)),
-                     "pairs": _pct(get.get("pairs", 0)), "never": _pct(get.get("never", 0)),
-                     "melds openings with the discard": _pct(tk.get("melds", 0)),
-                     "pairs openings with the discard": _pct(tk.get("pairs", 0))})
+        rows.append({"variant": _label(combo), "melds": pct(get.get("melds", 0)),
+                     "pairs": pct(get.get("pairs", 0)), "never": pct(get.get("never", 0)),
+                     "melds openings with the discard": pct(tk.get("melds", 0)),
+                     "pairs openings with the discard": pct(tk.get("pairs", 0))})
     rep.add("How players open (T-OPEN-1, T-OPEN-2), and how many openings take the previous "
             "player's discard into the opening (T-TAKE-2):", "")
     rep.table(pl.DataFrame(rows))
     vals = A.opening_values(ds, "melds", by=keys)
-    rep.figure(plots.opening_value_cdf(vals, _shown(vals, keys, base)), "opening-values",
+    rep.figure(plots.opening_value_cdf(vals, shown_variants(vals, keys, base)), "opening-values",
                "Cumulative distribution of the points laid down in melds openings.")
 
 def _threshold_section(rep: Report, ds: A.Dataset, prefer: dict) -> None:
@@ -149,8 +149,8 @@ def _threshold_section(rep: Report, ds: A.Dataset, prefer: dict) -> None:
         cols = [c for c in keys if c != "threshold_mode"]
         rep.table(inc.select(*cols, "open_order", "n", "threshold in force", pl.col("mean_value").round(1)),
                   {"n": ","})
-        fig = plots.threshold_by_order(
-            inc, _shown(inc, cols, {k: v for k, v in _baseline(ds, prefer).items() if k in cols}, vary="players"))
+        base = {k: v for k, v in baseline_variant(ds, prefer).items() if k in cols}
+        fig = plots.threshold_by_order(inc, shown_variants(inc, cols, base, vary="players"))
         rep.figure(fig, "threshold-by-order", "The bar each melds opener faces in increasing mode (T-THR-2), "
                    "with 95% bands, and the mean value it lays down.")
     if "open_points" in keys:
@@ -173,7 +173,7 @@ def _threshold_section(rep: Report, ds: A.Dataset, prefer: dict) -> None:
 
 def _penalty_section(rep: Report, ds: A.Dataset, prefer: dict) -> None:
     keys = list(ds.keys)
-    base = _baseline(ds, prefer)
+    base = baseline_variant(ds, prefer)
     rep.add("### Penalties", "",
             "What the players who did not win lose, by how they opened: melds lose their rack, "
             "pairs twice it, players who never opened 202 (T-SCORE-2); a joker finish doubles it, a "
@@ -186,7 +186,7 @@ def _penalty_section(rep: Report, ds: A.Dataset, prefer: dict) -> None:
         row = {"variant": _label(combo)}
         for kind in ("melds", "pairs", "never opened"):
             s = _where(pen, combo).filter(pl.col("open_kind") == kind)
-            row[kind] = (f"{s['mean'].item():.1f} {_ci(s['ci_low'].item(), s['ci_high'].item(), False)}"
+            row[kind] = (f"{s['mean'].item():.1f} {ci_text(s['ci_low'].item(), s['ci_high'].item(), False)}"
                          if s.height else "–")
         rows.append(row)
     rep.table(pl.DataFrame(rows))
@@ -205,7 +205,7 @@ def _penalty_section(rep: Report, ds: A.Dataset, prefer: dict) -> None:
     rep.figure(fig, "outcomes", "Share of players who win, lose after a melds or a pairs opening, or lose "
                "without opening (every variant; intervals below 0.5 points at these sample sizes).")
     dist = A.penalty_distribution(ds, by=keys)
-    fig = plots.penalty_cdf(dist, _shown(dist, keys, base, vary="players", most=12))
+    fig = plots.penalty_cdf(dist, shown_variants(dist, keys, base, vary="players", most=12))
     rep.figure(fig, "penalties", "Cumulative distribution of the penalties of players who opened and lost: "
                "a pairs opening doubles the rack's value (T-SCORE-2).")
     sc = A.scores(ds, by=[*keys, "seat"] if "players" in keys else [*keys, "players", "seat"])
@@ -226,7 +226,7 @@ def _comparison_section(rep: Report, ds: A.Dataset, prefer: dict) -> None:
         return
     frames = []
     for k in swept:
-        ref = _baseline(ds, prefer)[k]
+        ref = baseline_variant(ds, prefer)[k]
         c = A.compare_variants(ds, {k: ref}, REPORT_METRICS)
         frames.append(c.with_columns(pl.lit(f"{k} vs {ref}").alias("field")))
     comp = pl.concat(frames)
@@ -245,6 +245,6 @@ def _comparison_section(rep: Report, ds: A.Dataset, prefer: dict) -> None:
                 f"{(first['ci_high'] - first['ci_low']) / 2:.4f} / {first['unpaired_half_width']:.4f}"}
 
     rep.table(paired_table(comp, REPORT_METRICS, half_widths))
-    rep.add("Metrics: " + "; ".join(f"`{k}`: {A.ROUND_METRICS[k]}" for k in REPORT_METRICS) + ".", "")
+    rep.add("Metrics: " + "; ".join(f"`{k}`: {A.metric_texts(ds)[k]}" for k in REPORT_METRICS) + ".", "")
 
 

@@ -9,6 +9,7 @@ turns them into the JSON trace, and everything else, the text trace and the refe
 from __future__ import annotations
 
 from sim.games.rummy101 import FINISHES, OPEN_KINDS, POLICIES
+from sim.games.rummy101.rules import Rummy101Rules
 from sim.rules import Rules
 from sim.tiles import JOKER, Meld, Rack, parse_meld, parse_rack, tile_name
 
@@ -113,7 +114,7 @@ def trace_json(rules: Rules, seed: int, round_id: int, policies: list[str], dupl
 
 def format_trace(trace: dict) -> str:
     """A JSON trace as text a person can follow, turn by turn, with rule ids."""
-    r = Rules.from_dict(trace["rules"])
+    r = Rummy101Rules.from_dict(trace["rules"])
     rid = trace.get("round_id")
     head = f"Round {rid} of seed {trace.get('seed')}" if rid is not None else "Round from a given tile order"
     need = f"{r.open_points} points" + (f" or {r.open_pairs} pairs" if r.open_pairs else "")
@@ -191,12 +192,3 @@ def _sorted(tiles: list[str]) -> str:
     """Tiles by number, then colour, jokers last."""
     return str(parse_rack(" ".join(tiles)))
 
-
-def trace_text(rules: Rules, seed: int, round_id: int, policies: list[str], duplicate: bool = False) -> str:
-    """Round ``round_id`` of ``seed`` as text, and the referee's verdict."""
-    from sim.games.rummy101.referee import referee
-
-    trace = trace_json(rules, seed, round_id, policies, duplicate)
-    problems = referee(trace)
-    return (format_trace(trace) + "\nreferee: every action checked, scores recomputed: "
-            + ("no violations" if not problems else "; ".join(problems)))
