@@ -229,6 +229,43 @@ def deal_columns(round_id: np.ndarray, players: int, duplicate: bool) -> dict[st
     return {"deal_id": round_id // players, "rotation": (round_id % players).astype(np.int8)}
 
 
+def round_schema(variant: dict, own: dict) -> dict:
+    """The declared schema of a round family's ``rounds`` table: the ids, its variant
+    columns, ``policies``, then its own columns (``finish``, ``winner_seat``, ...)."""
+    import polars as pl
+
+    return {"round_id": pl.Int64, "deal_id": pl.Int64, "rotation": pl.Int8, **variant, "policies": pl.String, **own}
+
+
+def players_schema(policy, own: dict) -> dict:
+    """The declared schema of a round family's ``players`` table: the round, the seat, its
+    bot (``policy``: the family's enum of bots) and whether it opened, then its own columns."""
+    import polars as pl
+
+    return {"round_id": pl.Int64, "seat": pl.Int8, "policy": policy, "opened": pl.Boolean, **own}
+
+
+def rules_columns(rules: Rules, names: tuple[str, ...], count: int,
+                  narrow: tuple[str, ...] = ()) -> dict[str, pl.Series]:
+    """A column of ``count`` rows per rules field of ``names`` (the variant columns of a
+    unit table, a sweep's partition among them): booleans and texts as they are, numbers
+    as int16, or int8 for the fields in ``narrow``."""
+    import polars as pl
+
+    out = {}
+    for name in names:
+        value = getattr(rules, name)
+        dtype = (pl.Boolean if isinstance(value, bool) else pl.String if isinstance(value, str)
+                 else pl.Int8 if name in narrow else pl.Int16)
+        out[name] = pl.Series(name, [value] * count, dtype=dtype)
+    return out
+
+
+def seat_policies(policies: list[str], players: int) -> list[str]:
+    """The policy of each seat: one name for every seat, or one per seat."""
+    return list(policies) * players if len(policies) == 1 else list(policies)
+
+
 def check_engine_errors(errors: np.ndarray, start: int) -> None:
     """Raise on the first round of a chunk whose engine reported an error (its self-checks)."""
     import numpy as np
@@ -263,7 +300,8 @@ def player_stats(tables: dict[str, pl.DataFrame], rows: pl.DataFrame, column: st
 # when the family registers.
 MODULES = ("rules", "tables", "summary", "trace", "referee", "report", "solve")
 # The class attributes a family must set (Family.__init_subclass__ checks them).
-REQUIRED = ("name", "title", "rules_class", "presets", "policies", "finishes", "metrics", "kernel_modules")
+REQUIRED = ("name", "title", "rules_class", "presets", "policies", "finishes", "metrics", "kernel_modules",
+            "balance_example")
 
 
 class Family(ABC):
@@ -306,6 +344,9 @@ class Family(ABC):
     deal_metrics: ClassVar[tuple[Metric, ...]] = ()
     public: ClassVar[dict[str, str]] = {}  # sim.<name> -> the module of the package defining it
     # sim.analysis.compare_variants' metrics of its own: name -> (what it is, the finishes it counts).
+    # A balancing question of the game, (field, LOW:HIGH, METRIC=VALUE): what `sim balance`
+    # plays in the contract test (tests/shared/test_family_contract.py).
+    balance_example: ClassVar[tuple[str, str, str]]
     referee_checks: ClassVar[str] = "every action checked"  # what its referee's verdict covers
     variant_metrics: ClassVar[dict[str, tuple[str, tuple[str, ...]]]] = {}
 
@@ -386,6 +427,12 @@ class Family(ABC):
         ``duplicate``: each deal played once per seat rotation, rounds carrying
         ``deal_id`` and ``rotation`` (:func:`deal_columns`) (``<package>.tables.chunk_tables``)."""
         return self._module("tables").chunk_tables(rules, seed, start, count, policies, drop, duplicate)
+
+    @property
+    def schemas(self) -> dict[str, dict]:
+        """Each table's declared columns and types (``<package>.tables.SCHEMAS``): what
+        :meth:`chunk_tables` returns, but for a sweep's partition columns."""
+        return self._module("tables").SCHEMAS
 
     def summarise(self, tables: dict[str, pl.DataFrame], keys: list[str]) -> dict:
         """The summary of a whole dataset, per variant (``keys``: the swept fields)."""

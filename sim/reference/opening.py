@@ -12,7 +12,7 @@ import functools
 import itertools
 from collections.abc import Iterator
 
-from sim.games import preset
+from sim.games import DEFAULT_PRESET, preset
 from sim.rules import Rules
 from sim.tiles import JOKER, KINDS, NUMBERS, Meld, colour_of, kind, number_of
 
@@ -84,7 +84,7 @@ def _lowest(rem: Rem) -> int | None:
 
 def best_value(counts, rules: Rules | None = None, must_use: int | None = None) -> int:
     """Largest melds value of the rack; ``NO_OPENING`` if ``must_use`` fits no meld."""
-    rules = rules or preset("rummy101")
+    rules = rules or preset(DEFAULT_PRESET)
     rem = tuple(int(x) for x in counts)
 
     @functools.cache
@@ -111,7 +111,7 @@ def best_value(counts, rules: Rules | None = None, must_use: int | None = None) 
 
 def most_pairs(counts, rules: Rules | None = None, must_use: int | None = None) -> int:
     """Most pairs (T-MELD-3: two equal tiles, or a tile and a joker), searched exhaustively."""
-    rules = rules or preset("rummy101")
+    rules = rules or preset(DEFAULT_PRESET)
     rem = tuple(int(x) for x in counts)
 
     @functools.cache

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from sim.errors import NotationError, RulesError
-from sim.games import resolve_rules
+from sim.games import DEFAULT_PRESET, resolve_rules
 from sim.jit import Workload, prepare
 from sim.rules import Rules, TileRules
 from sim.solver import batch, kernel, layout, runs, sets
@@ -55,7 +55,7 @@ class Opening:
     can_open_melds: bool
     can_open_pairs: bool
     left: Rack
-    rules_name: str = field(default="rummy101")
+    rules_name: str = field(default=DEFAULT_PRESET)
 
     @property
     def can_open(self) -> bool:

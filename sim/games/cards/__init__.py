@@ -46,6 +46,7 @@ class CardRummy(Family):
     tables = ("matches", "hands", "players")
     id_column = "match_id"
     policies = POLICIES
+    balance_example = ("target", "51:151", "mean_hands=4")
     finishes = FINISHES
     kernel_modules = (*HAND_MODULES, "sim.games.cards.engine")
     other_workloads = ((HAND_SOLVER, HAND_MODULES),)

@@ -9,6 +9,7 @@ import polars as pl
 
 from sim.errors import SimError
 from sim.games.cards import FINISHES, POLICIES
+from sim.games.family import rules_columns, seat_policies
 from sim.rules import Rules
 from sim.store import nullable
 
@@ -16,13 +17,19 @@ FINISH = pl.Enum(list(FINISHES))
 POLICY = pl.Enum(list(POLICIES))
 # The rules fields a card variant is swept over, a column each in the matches table.
 VARIANT_FIELDS = ("players", "partners", "target", "decks", "hand_size", "rummy_factor", "rummy_layoffs")
-
-
-def _column(rules: Rules, name: str, count: int) -> pl.Series:
-    value = getattr(rules, name)
-    if isinstance(value, bool):
-        return pl.Series(name, [value] * count, dtype=pl.Boolean)
-    return pl.Series(name, np.full(count, value), dtype=pl.Int8 if name == "players" else pl.Int16)
+# The tables' declared schemas (README, "Datasets"; tests/shared/test_family_contract.py).
+SCHEMAS = {
+    "matches": {"match_id": pl.Int64, "players": pl.Int8, "partners": pl.Boolean, "target": pl.Int16,
+                "decks": pl.Int16, "hand_size": pl.Int16, "rummy_factor": pl.Int16, "rummy_layoffs": pl.Boolean,
+                "deal_size": pl.Int8, "policies": pl.String, "first_dealer": pl.Int8, "hands": pl.Int32,
+                "washes": pl.Int32, "winner_seat": pl.Int8, "winner_team": pl.Int8, "winner_total": pl.Int32,
+                "runner_up_total": pl.Int32},
+    "hands": {"match_id": pl.Int64, "hand": pl.Int32, "dealer_seat": pl.Int8, "finish": FINISH,
+              "winner_seat": pl.Int8, "points": pl.Int32, "turns": pl.Int16, "stock_left": pl.Int16},
+    "players": {"match_id": pl.Int64, "hand": pl.Int32, "seat": pl.Int8, "team": pl.Int8, "policy": POLICY,
+                "melded": pl.Int16, "cards_left": pl.Int8, "hand_value": pl.Int16, "score": pl.Int32,
+                "total": pl.Int32},
+}
 
 
 def chunk_tables(rules: Rules, seed: int, start: int, count: int, policies: list[str],
@@ -45,7 +52,7 @@ def chunk_tables(rules: Rules, seed: int, start: int, count: int, policies: list
     winner = m[:, e.M_WINNER]
     matches = pl.DataFrame({
         "match_id": match_id,
-        **{name: _column(rules, name, count) for name in VARIANT_FIELDS},
+        **rules_columns(rules, VARIANT_FIELDS, count, narrow=("players",)),
         "deal_size": np.full(count, rules.deal_size(), dtype=np.int8),  # C-SET-1: hand_size 0 by players
         "policies": [",".join(policies)] * count,
         "first_dealer": m[:, e.M_FIRST_DEALER].astype(np.int8),
@@ -70,13 +77,12 @@ def chunk_tables(rules: Rules, seed: int, start: int, count: int, policies: list
     })
     n = h.shape[0]
     seats = np.tile(np.arange(players, dtype=np.int8), n)
-    seat_policies = list(policies) * players if len(policies) == 1 else list(policies)
     players_df = pl.DataFrame({
         "match_id": np.repeat(h[:, e.H_MATCH], players),
         "hand": np.repeat(h[:, e.H_HAND], players).astype(np.int32),
         "seat": seats,
         "team": seats % 2 if rules.partners else seats,  # C-TEAM-1: opposite seats together
-        "policy": pl.Series(np.tile(np.array(seat_policies), n), dtype=POLICY),
+        "policy": pl.Series(np.tile(np.array(seat_policies(policies, players)), n), dtype=POLICY),
         "melded": p[:, e.P_MELDED].astype(np.int16),
         "cards_left": p[:, e.P_CARDS_LEFT].astype(np.int8),
         "hand_value": p[:, e.P_HAND_VALUE].astype(np.int16),

@@ -38,6 +38,7 @@ class Rummikub(Family):
     rules_class = RummikubRules
     presets: ClassVar[dict] = PRESETS
     policies = POLICIES
+    balance_example = ("open_points", "20:40", "p_open_by_turn_3=0.5")
     finishes = FINISHES
     kernel_modules = ("sim.deal", "sim.solver.runs", "sim.solver.kernel", "sim.solver.layout",
                       "sim.games.rummikub.table", "sim.games.rummikub.tableturn", "sim.games.rummikub.engine")

@@ -7,7 +7,14 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 
-from sim.games.family import check_engine_errors, deal_columns
+from sim.games.family import (
+    check_engine_errors,
+    deal_columns,
+    players_schema,
+    round_schema,
+    rules_columns,
+    seat_policies,
+)
 from sim.games.rummikub import FINISHES, POLICIES
 from sim.rules import Rules
 from sim.store import nullable
@@ -17,15 +24,19 @@ POLICY = pl.Enum(list(POLICIES))
 # The K-VAR fields, a column each in the rounds table (and a partition of a sweep).
 VARIANT_FIELDS = ("open_points", "joker_penalty", "wrap_runs", "locked_jokers", "easing_open",
                   "easing_step", "easing_every", "easing_floor", "last_call", "joker_moves")
-
-
-def _column(rules: Rules, name: str, count: int) -> pl.Series | np.ndarray:
-    value = getattr(rules, name)
-    if isinstance(value, bool):
-        return pl.Series(name, [value] * count, dtype=pl.Boolean)
-    if isinstance(value, str):
-        return pl.Series(name, [value] * count, dtype=pl.String)
-    return np.full(count, value, dtype=np.int16)
+# The tables' declared schemas (README, "Datasets"; tests/shared/test_family_contract.py).
+SCHEMAS = {
+    "rounds": round_schema(
+        {"players": pl.Int8, "open_points": pl.Int16, "joker_penalty": pl.Int16, "wrap_runs": pl.Boolean,
+         "locked_jokers": pl.Boolean, "easing_open": pl.Boolean, "easing_step": pl.Int16, "easing_every": pl.Int16,
+         "easing_floor": pl.Int16, "last_call": pl.Boolean, "joker_moves": pl.String},
+        {"finish": FINISH, "winner_seat": pl.Int8, "winners": pl.List(pl.Int8), "turns": pl.Int16,
+         "pool_left": pl.Int16, "table_tiles": pl.Int16}),
+    "players": players_schema(POLICY, {
+        "open_turn": pl.Int16, "open_value": pl.Int16, "open_threshold": pl.Int16, "tiles_placed": pl.Int16,
+        "draws": pl.Int16, "turns": pl.Int16, "rack_tiles": pl.Int16, "rack_value": pl.Int16, "jokers_left": pl.Int8,
+        "score": pl.Float64}),
+}
 
 
 def chunk_tables(rules: Rules, seed: int, start: int, count: int, policies: list[str],
@@ -48,8 +59,7 @@ def chunk_tables(rules: Rules, seed: int, start: int, count: int, policies: list
     rounds = pl.DataFrame({
         "round_id": round_id,
         **deal_columns(round_id, rules.players, duplicate),
-        "players": np.full(count, players, dtype=np.int8),
-        **{name: _column(rules, name, count) for name in VARIANT_FIELDS},
+        **rules_columns(rules, ("players", *VARIANT_FIELDS), count, narrow=("players",)),
         "policies": [",".join(policies)] * count,
         "finish": pl.Series([FINISHES[i] for i in r[:, e.R_FINISH]], dtype=FINISH),
         "winner_seat": nullable(winner, winner >= 0, np.int8),  # null: a shared win (K-END-2)
@@ -64,11 +74,10 @@ def chunk_tables(rules: Rules, seed: int, start: int, count: int, policies: list
     def when_opened(col: int) -> pl.Series:
         return nullable(flat[:, col], opened, np.int16)
 
-    seat_policies = list(policies) * players if len(policies) == 1 else list(policies)
     players_df = pl.DataFrame({
         "round_id": np.repeat(round_id, players),
         "seat": np.tile(np.arange(players, dtype=np.int8), count),
-        "policy": pl.Series(np.tile(np.array(seat_policies), count), dtype=POLICY),
+        "policy": pl.Series(np.tile(np.array(seat_policies(policies, players)), count), dtype=POLICY),
         "opened": opened,
         "open_turn": when_opened(e.P_OPEN_TURN),
         "open_value": when_opened(e.P_OPEN_VALUE),

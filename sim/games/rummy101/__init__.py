@@ -34,6 +34,7 @@ class Rummy101(Family):
     rules_class = Rummy101Rules
     presets: ClassVar[dict] = PRESETS
     policies = POLICIES
+    balance_example = ("open_points", "81:121", "p_open_by_turn_3=0.5")
     finishes = FINISHES
     kernel_modules = ("sim.deal", "sim.solver.runs", "sim.solver.kernel", "sim.solver.layout",
                       "sim.games.rummy101.core", "sim.games.rummy101.bots", "sim.games.rummy101.engine")

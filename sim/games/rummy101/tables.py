@@ -7,7 +7,14 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 
-from sim.games.family import check_engine_errors, deal_columns
+from sim.games.family import (
+    check_engine_errors,
+    deal_columns,
+    players_schema,
+    round_schema,
+    rules_columns,
+    seat_policies,
+)
 from sim.games.rummy101 import FINISHES, OPEN_KINDS, POLICIES
 from sim.rules import Rules
 from sim.store import nullable
@@ -15,6 +22,19 @@ from sim.store import nullable
 FINISH = pl.Enum(list(FINISHES))
 OPEN_KIND = pl.Enum(list(OPEN_KINDS))
 POLICY = pl.Enum(list(POLICIES))
+# The rules fields a column each in the rounds table (and a partition of a sweep).
+VARIANT_FIELDS = ("players", "threshold_mode", "open_points", "open_pairs", "button_jokers", "starter_may_open")
+# The tables' declared schemas (README, "Datasets"; tests/shared/test_family_contract.py).
+SCHEMAS = {
+    "rounds": round_schema(
+        {"players": pl.Int8, "threshold_mode": pl.String, "open_points": pl.Int16, "open_pairs": pl.Int8,
+         "button_jokers": pl.Int8, "starter_may_open": pl.Boolean},
+        {"finish": FINISH, "winner_seat": pl.Int8, "turns": pl.Int16, "stock_left": pl.Int16}),
+    "players": players_schema(POLICY, {
+        "open_kind": OPEN_KIND, "open_turn": pl.Int16, "open_value": pl.Int16, "open_threshold": pl.Int16,
+        "open_order": pl.Int8, "took_discard": pl.Boolean, "rack_value": pl.Int16, "jokers_left": pl.Int8,
+        "score": pl.Int32, "turns": pl.Int16, "button_turn": pl.Int16}),
+}
 
 
 def chunk_tables(rules: Rules, seed: int, start: int, count: int, policies: list[str],
@@ -35,12 +55,7 @@ def chunk_tables(rules: Rules, seed: int, start: int, count: int, policies: list
     rounds = pl.DataFrame({
         "round_id": round_id,
         **deal_columns(round_id, rules.players, duplicate),
-        "players": np.full(count, rules.players, dtype=np.int8),
-        "threshold_mode": [rules.threshold_mode] * count,
-        "open_points": np.full(count, rules.open_points, dtype=np.int16),
-        "open_pairs": np.full(count, rules.open_pairs, dtype=np.int8),
-        "button_jokers": np.full(count, rules.button_jokers, dtype=np.int8),
-        "starter_may_open": [rules.starter_may_open] * count,
+        **rules_columns(rules, VARIANT_FIELDS, count, narrow=("players", "open_pairs", "button_jokers")),
         "policies": [",".join(policies)] * count,
         "finish": pl.Series([FINISHES[i] for i in r[:, rnd.R_FINISH]], dtype=FINISH),
         "winner_seat": nullable(winner, winner >= 0, np.int8),  # T-END-1: no winner
@@ -58,7 +73,7 @@ def chunk_tables(rules: Rules, seed: int, start: int, count: int, policies: list
     players_df = pl.DataFrame({
         "round_id": np.repeat(round_id, players),
         "seat": np.tile(np.arange(players, dtype=np.int8), n),
-        "policy": pl.Series(np.tile(np.array(policies), n), dtype=POLICY),
+        "policy": pl.Series(np.tile(np.array(seat_policies(policies, players)), n), dtype=POLICY),
         "opened": opened,
         "open_kind": pl.Series([None, *OPEN_KINDS][k] for k in kind).cast(OPEN_KIND),
         "open_turn": when_opened(flat[:, rnd.P_OPEN_TURN], np.int16),
