@@ -138,7 +138,7 @@ def best_opening(rack: Rack | str | np.ndarray, rules: Rules | str | None = None
 
     >>> o = best_opening("R10 R11 R12 B11 K11 Y11 K12 Y12 B12 R13 K13 Y13 B5")
     >>> o.value, o.can_open
-    (102, True)
+    (141, True)
     >>> best_opening("R7 R8 R9").value  # T-OPEN-4: a tile must stay for the discard
     0
     """

@@ -8,7 +8,7 @@ import nbformat
 import papermill
 import pytest
 
-NOTEBOOKS = sorted((Path(__file__).parent.parent / "notebooks").glob("*.py"))
+NOTEBOOKS = sorted((Path(__file__).parents[2] / "notebooks").glob("*.py"))
 
 
 @pytest.fixture(scope="module")

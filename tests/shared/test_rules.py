@@ -12,7 +12,7 @@ from sim.games import families, rules_from_dict, rules_from_json
 from sim.rules import Rules, TileRules
 
 PRESETS = sim.PRESETS
-ONE_CLASS = json.loads((Path(__file__).resolve().parent / "fixtures" / "one_class_rules.json").read_text())
+ONE_CLASS = json.loads((Path(__file__).resolve().parents[1] / "fixtures" / "one_class_rules.json").read_text())
 
 
 def test_presets_exist_with_rule_values():
@@ -174,7 +174,7 @@ def test_every_rule_id_cited_is_defined_in_the_rules_reference():
     import re
     from pathlib import Path
 
-    root = Path(__file__).resolve().parent.parent
+    root = Path(__file__).resolve().parents[2]
     defined = set(re.findall(r"^- \*\*([TKC]-[A-Z]+(?:-\d+)?)\*\*", (root / "docs" / "rules.md").read_text(), re.M))
     assert len(defined) >= 50 and {"K-JOKER-2", "C-SCORE-2", "C-DEAL-1", "K-VAR", "T-OPEN-4"} <= defined
     files = [*root.glob("sim/**/*.py"), *root.glob("tests/**/*.py"), *root.glob("notebooks/*.py"), root / "README.md"]
