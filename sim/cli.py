@@ -280,6 +280,26 @@ def _units(family, rounds: int | None, matches: int | None, default: int) -> int
     return default if rounds is None else rounds
 
 
+def _sizes(family, variants, rounds: int | None, matches: int | None, chunk: int | None, default: int,
+           duplicate: bool) -> tuple[int, int]:
+    """How many units to play and the chunk size of ``sim run`` and ``sim sweep``: whole
+    deals with ``--duplicate``; chunks of 10,000 rounds or 1,000 card matches by default."""
+    from sim import runner
+
+    units = _units(family, rounds, matches, default)
+    chunk = chunk or (1_000 if family.unit == "match" else 10_000)
+    return runner.whole_deals(units, chunk, runner.deal_step(variants, duplicate))
+
+
+def _play(spec, out: Path, as_json: bool, **how) -> None:
+    """Play ``spec`` into ``out`` (``how``: the jobs, progress, overwrite, scheduler and
+    cluster options) and print its summary."""
+    from sim import runner
+
+    report = runner.run(spec, out, **how)
+    typer.echo(json.dumps(report.summary) if as_json else runner.format_summary(report))
+
+
 def _trace_ids(text: str) -> list[int]:
     """``7``, ``3,5,9`` or ``10-19`` -> the round ids."""
     ids: list[int] = []
@@ -340,14 +360,10 @@ def run_rounds(
         return
     if out is None:
         raise SimError("--out DIR is required (or --trace IDS to print rounds)")
-    rounds = _units(family, rounds, matches, 100_000)
-    chunk = chunk or (1_000 if family.unit == "match" else 10_000)
     variants = (runner.Variant(rules),)
-    rounds, chunk = runner.whole_deals(rounds, chunk, runner.deal_step(variants, duplicate))
+    rounds, chunk = _sizes(family, variants, rounds, matches, chunk, 100_000, duplicate)
     spec = runner.RunSpec(variants, rounds, seed, policies, chunk, until=until, duplicate=duplicate)
-    report = runner.run(spec, out, jobs=jobs, progress=progress, overwrite=overwrite, scheduler=scheduler,
-                        cluster=cluster)
-    typer.echo(json.dumps(report.summary) if as_json else runner.format_summary(report))
+    _play(spec, out, as_json, jobs=jobs, progress=progress, overwrite=overwrite, scheduler=scheduler, cluster=cluster)
 
 
 def _print_traces(family, rules, seed: int, ids: list[int], policies, as_json: bool, duplicate: bool) -> None:
@@ -404,15 +420,11 @@ def sweep(
     variants = runner.grid_variants(base, values)
     players = min(v.rules.players for v in variants)
     family = family_of(base)
-    rounds = _units(family, rounds, matches, 10_000)
-    chunk = chunk or (1_000 if family.unit == "match" else 10_000)
     until = parse_target(until_ci, family.metrics, players) if until_ci else None
-    rounds, chunk = runner.whole_deals(rounds, chunk, runner.deal_step(variants, duplicate))
+    rounds, chunk = _sizes(family, variants, rounds, matches, chunk, 10_000, duplicate)
     spec = runner.RunSpec(variants, rounds, seed, _seat_policies(family, policy, None, 4)[:1], chunk, kind="sweep",
                           until=until, duplicate=duplicate)
-    report = runner.run(spec, out, jobs=jobs, progress=progress, overwrite=overwrite, scheduler=scheduler,
-                        cluster=cluster)
-    typer.echo(json.dumps(report.summary) if as_json else runner.format_summary(report))
+    _play(spec, out, as_json, jobs=jobs, progress=progress, overwrite=overwrite, scheduler=scheduler, cluster=cluster)
 
 
 @app.command()

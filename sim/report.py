@@ -132,6 +132,35 @@ def typed_value(v: str):
 # --- sections ----------------------------------------------------------------------------------
 
 
+def opened_by_turn_section(rep: Report, ds: A.Dataset, prefer: dict, opening: str, turns: tuple[int, ...],
+                           name: str, caption: str) -> None:
+    """"When do players open?": the share opened by each own turn by seat, a figure and a
+    table of ``turns``, for a round family (``opening``: how its rules open, with rule ids)."""
+    from sim.plots import select, variant_label
+
+    keys = list(ds.keys)
+    by = keys if "players" in keys else [*keys, "players"]
+    obt = A.opened_by_turn(ds, max_turn=10, by=by)
+    others = {k: v for k, v in baseline_variant(ds, prefer).items() if k != "players"}
+    rep.add("### When do players open?", "",
+            f"The share of players who have opened by their own *t*-th turn ({opening}), by seat, with 95% "
+            "Wilson bands" + (f", for {variant_label(others)}" if others else "") + ".", "")
+    rep.figure(plots.opened_by_turn(obt, others), name, caption)
+    wide = []
+    for combo in _combos(obt, by):
+        sub = select(obt, combo)
+        for seat in range(int(combo["players"])):
+            s = sub.filter(pl.col("seat") == seat)
+            row = {"variant": variant_label(combo), "seat": seat}
+            for t in turns:
+                row[f"by turn {t}"] = share_text(s.filter(pl.col("turn") == t).row(0, named=True))
+            wide.append(row)
+    ordinals = {1: "1st", 2: "2nd", 3: "3rd"}
+    named = [ordinals.get(t, f"{t}th") for t in turns]
+    rep.add(f"Opened by the {', '.join(named[:-1])} and {named[-1]} own turn, every variant and seat:", "")
+    rep.table(pl.DataFrame(wide))
+
+
 def _deal_kinds(files: list[Path]) -> dict:
     """Deal-stats files by the deal that made them (:meth:`sim.games.family.Family.deals`),
     in order; one that no report section reads is refused, naming it."""

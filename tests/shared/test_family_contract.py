@@ -267,8 +267,9 @@ def test_no_shared_module_names_a_family():
         if m.startswith(packages) or m == "sim.games":
             continue
         tree = ast.parse(p.read_text())
-        docs = {id(n.body[0].value) for n in ast.walk(tree) if isinstance(n, (ast.Module, ast.FunctionDef, ast.ClassDef))
-                and n.body and isinstance(n.body[0], ast.Expr)}
+        owners = (ast.Module, ast.FunctionDef, ast.ClassDef)
+        docs = {id(n.body[0].value) for n in ast.walk(tree)
+                if isinstance(n, owners) and n.body and isinstance(n.body[0], ast.Expr)}
         for node in ast.walk(tree):
             if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docs \
                     and pattern.search(repr(node.value)):

@@ -11,7 +11,17 @@ from sim import plots
 from sim.plots import select as _where
 from sim.plots import variant_label as _label
 from sim.plots import variants as _combos
-from sim.report import Report, baseline_variant, ci_text, paired_table, pct, share_text, shown_variants, swept_fields
+from sim.report import (
+    Report,
+    baseline_variant,
+    ci_text,
+    opened_by_turn_section,
+    paired_table,
+    pct,
+    share_text,
+    shown_variants,
+    swept_fields,
+)
 
 COMPARED = ("opened_by_3", "never_opened", "turns", "pool_empty", "mean_penalty", "seat0_win")
 FOREST = ("opened_by_3", "turns", "mean_penalty", "seat0_win")
@@ -50,25 +60,9 @@ def report_sections(rep: Report, ds: A.Dataset, prefer: dict) -> None:
             "or its difference to the lowest, K-END-1/2). Brackets: 95% intervals.", "")
     rep.table(pl.DataFrame(rows), {"rounds": ","})
     # --- openings
-    obt = A.opened_by_turn(ds, max_turn=10, by=by_players)
-    others = {k: v for k, v in base.items() if k != "players"}
-    rep.add("### When do players open?", "",
-            "The share of players who have opened by their own *t*-th turn (K-OPEN-1: melds from the "
-            "rack worth the bar; seat 0 starts), by seat, with 95% Wilson bands"
-            + (f", for {_label(others)}" if others else "") + ".", "")
-    rep.figure(plots.opened_by_turn(obt, others), "rummikub-opened-by-turn",
-               "Rummikub: share of players opened by their own turn, by seat.")
-    wide = []
-    for combo in _combos(obt, by_players):
-        sub = _where(obt, combo)
-        for seat in range(int(combo["players"])):
-            s = sub.filter(pl.col("seat") == seat)
-            row = {"variant": _label(combo), "seat": seat}
-            for t in (1, 2, 3, 5):
-                row[f"by turn {t}"] = share_text(s.filter(pl.col("turn") == t).row(0, named=True))
-            wide.append(row)
-    rep.add("Opened by the 1st, 2nd, 3rd and 5th own turn, every variant and seat:", "")
-    rep.table(pl.DataFrame(wide))
+    opened_by_turn_section(rep, ds, prefer, "K-OPEN-1: melds from the rack worth the bar; seat 0 starts",
+                           (1, 2, 3, 5), "rummikub-opened-by-turn",
+                           "Rummikub: share of players opened by their own turn, by seat.")
     # The seats: the shared seat-advantage section (sim.report) follows this family's sections.
     # --- penalties
     dist = A.penalty_values(ds, by=by_players)

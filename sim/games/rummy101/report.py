@@ -10,7 +10,17 @@ from sim import plots
 from sim.plots import select as _where
 from sim.plots import variant_label as _label
 from sim.plots import variants as _combos
-from sim.report import Report, baseline_variant, ci_text, paired_table, pct, shown_variants, swept_fields, typed_value
+from sim.report import (
+    Report,
+    baseline_variant,
+    ci_text,
+    opened_by_turn_section,
+    paired_table,
+    pct,
+    shown_variants,
+    swept_fields,
+    typed_value,
+)
 
 
 def report_sections(rep: Report, ds: A.Dataset, prefer: dict) -> None:
@@ -96,26 +106,8 @@ def _glance(rep: Report, ds: A.Dataset) -> None:
 def _opening_figures(rep: Report, ds: A.Dataset, prefer: dict) -> None:
     keys = list(ds.keys)
     base = baseline_variant(ds, prefer)
-    obt = A.opened_by_turn(ds, max_turn=10, by=[*keys, "players"] if "players" not in keys else keys)
-    others = {k: v for k, v in base.items() if k != "players"}
-    rep.add("### When do players open?", "",
-            "The share of players who have opened by their own *t*-th turn (1 = their first turn; "
-            "seat 0 starts with 22 tiles and no draw, T-SET-2), by seat, with 95% Wilson bands"
-            + (f", for {_label(others)}" if others else "") + ".", "")
-    rep.figure(plots.opened_by_turn(obt, others), "opened-by-turn",
-               "Share of players opened by their own turn, by seat.")
-    wide = []
-    for combo in _combos(obt, [*keys, "players"] if "players" not in keys else keys):
-        sub = _where(obt, combo)
-        for seat in range(combo["players"]):
-            s = sub.filter(pl.col("seat") == seat)
-            row = {"variant": _label(combo), "seat": seat}
-            for t in (1, 3, 5):
-                r = s.filter(pl.col("turn") == t).row(0, named=True)
-                row[f"by turn {t}"] = f"{pct(r['share'])} {ci_text(r['ci_low'], r['ci_high'])}"
-            wide.append(row)
-    rep.add("Opened by the 1st, 3rd and 5th own turn, every variant and seat:", "")
-    rep.table(pl.DataFrame(wide))
+    opened_by_turn_section(rep, ds, prefer, "1 = their first turn; seat 0 starts with 22 tiles and no draw, T-SET-2",
+                           (1, 3, 5), "opened-by-turn", "Share of players opened by their own turn, by seat.")
     kinds = A.opening_kinds(ds)
     took = A.discard_openings(ds)
     rows = []
