@@ -1,7 +1,7 @@
-"""Answers from the datasets of any family: opening, thresholds, penalties, seats and
-variant comparisons.
+"""Answers from the datasets of every round family (openings by turn, round length,
+scores and penalties, finishes, seats) and variant comparisons of any family.
 
-Every function takes a :class:`Dataset` (a run or sweep directory, see
+Every question function takes a :class:`Dataset` (a run or sweep directory, see
 :func:`open_dataset`) or deal-stats files, works on polars lazy scans and returns a
 polars DataFrame whose columns its docstring lists. Shares come with 95% Wilson
 intervals (``ci_low``, ``ci_high``), means with 95% normal intervals. Metrics pooled over
@@ -12,6 +12,12 @@ independent.
 ``by`` names the columns to group by: the variant columns of a sweep (``ds.keys``, such
 as ``players``, ``threshold_mode``, ``open_points``, ``button_jokers``) and, on the
 players table, ``seat``, ``policy``, ``open_kind`` and the round's ``finish``.
+
+A family's own questions live in its package (``sim/games/<family>/analysis.py``, listed in
+its ``__all__``) and are reached here too (``sim.analysis.threshold_curve``); they build on
+the public helpers of this module: :func:`group_columns`, :func:`wilson_shares`,
+:func:`normal_means`, :func:`clustered_intervals`, :func:`clustered_intervals_many`,
+:func:`category_shares` and :func:`with_intervals`.
 """
 
 from __future__ import annotations
@@ -129,6 +135,7 @@ def open_dataset(path: str | Path) -> Dataset:
 
 
 def wilson_shares(df: pl.DataFrame, k: str = "k", n: str = "n") -> pl.DataFrame:
+    """``df`` with ``share`` (``k`` of ``n``) and its 95% Wilson interval (``ci_low``, ``ci_high``)."""
     lo, hi = wilson_interval(df[k].to_numpy(), df[n].to_numpy())
     return df.with_columns(
         (pl.col(k) / pl.col(n)).alias("share"), pl.Series("ci_low", lo), pl.Series("ci_high", hi)
@@ -136,12 +143,13 @@ def wilson_shares(df: pl.DataFrame, k: str = "k", n: str = "n") -> pl.DataFrame:
 
 
 def normal_means(df: pl.DataFrame, mean: str = "mean", sd: str = "sd", n: str = "n") -> pl.DataFrame:
+    """``df`` with the 95% normal interval of ``mean`` (from ``sd`` and ``n``) as ``ci_low``, ``ci_high``."""
     half = Z95 * pl.col(sd) / pl.col(n).sqrt()
     return df.with_columns((pl.col(mean) - half).alias("ci_low"), (pl.col(mean) + half).alias("ci_high"))
 
 
 def clustered_intervals(ds: Dataset, lf: pl.LazyFrame, group: Sequence[str], value: pl.Expr, share: bool,
-               prefix: str = "") -> pl.DataFrame:
+                        prefix: str = "") -> pl.DataFrame:
     """Cluster-robust 95% intervals of the mean of ``value`` (a share when ``share``) per
     ``group`` of ``lf``, the samples of one cluster (:attr:`Dataset.cluster`: a round's
     players, a duplicate deal's rounds) taken together; null values are left out.
@@ -150,7 +158,7 @@ def clustered_intervals(ds: Dataset, lf: pl.LazyFrame, group: Sequence[str], val
 
 
 def clustered_intervals_many(ds: Dataset, lf: pl.LazyFrame, group: Sequence[str],
-                    values: dict[str, tuple[pl.Expr, bool]]) -> pl.DataFrame:
+                             values: dict[str, tuple[pl.Expr, bool]]) -> pl.DataFrame:
     """:func:`clustered_intervals` for several values in one pass over the data: ``values`` maps a
     column prefix to ``(value, share)``."""
     group = list(group)
