@@ -169,7 +169,7 @@ def _chunk_done(paths: tuple[Path, ...], meta: dict[str, str], count: int) -> bo
             got = read_metadata(path)
         except DatasetError:
             return False
-        if got.get("rules") != meta["sim.rules"] or got.get("seed") != meta["sim.seed"]:
+        if got.get("seed") != meta["sim.seed"] or not _same_rules(got.get("rules"), meta["sim.rules"]):
             return False
         if got.get("rounds", str(count)) != str(count):
             return False
@@ -212,6 +212,31 @@ def _tables_of(manifest: dict | None, family: Family) -> tuple[str, ...]:
     return tuple(names)
 
 
+def _same_rules(found: str | None, wanted: str) -> bool:
+    """Whether a file's rules JSON is the rules ``wanted``: the same text, or the same rules
+    written another way (one-class rules JSON of older datasets, sim.rules)."""
+    if found == wanted:
+        return True
+    try:
+        return rules_from_json(found) == rules_from_json(wanted)
+    except (SimError, TypeError):
+        return False
+
+
+def _normal(manifest):
+    """A manifest with each variant's rules as the present code writes them (rules JSON
+    of older datasets holds every family's fields), for comparing settings."""
+    if not isinstance(manifest, dict) or not isinstance(manifest.get("variants"), list):
+        return manifest
+    variants = []
+    for v in manifest["variants"]:
+        try:
+            variants.append({**v, "rules": rules_from_dict(v["rules"]).to_dict()})
+        except (SimError, TypeError, KeyError):
+            variants.append(v)
+    return {**manifest, "variants": variants}
+
+
 def _grows(old: dict, new: dict) -> bool:
     """Whether manifest ``new`` only adds variants or rounds to ``old`` (``sim balance``
     extends its sweep step by step): every chunk already written stays valid."""
@@ -236,7 +261,7 @@ def prepare(out: Path, spec: RunSpec, overwrite: bool, grow: bool = False) -> No
     manifest = out / MANIFEST
     if manifest.exists():
         try:
-            old = json.loads(manifest.read_text())
+            old = _normal(json.loads(manifest.read_text()))
         except (OSError, json.JSONDecodeError):
             old = None
         if old != spec.manifest() and not (grow and isinstance(old, dict) and _grows(old, spec.manifest())):

@@ -98,6 +98,23 @@ def test_rerun_completes_only_the_missing_chunks(tmp_path):
     assert not list(out.rglob("*.tmp"))
 
 
+def test_a_dataset_written_with_one_class_rules_resumes(tmp_path):
+    """Datasets written before each family had its own rules class (one-class rules JSON,
+    every family's fields) are the same run: a rerun finds every chunk there."""
+    from pathlib import Path
+
+    one_class = json.loads((Path(__file__).resolve().parents[1] / "fixtures" / "one_class_rules.json").read_text())
+    out = tmp_path / "r"
+    runner.run(spec(), out, jobs=1, progress=False)
+    manifest = json.loads((out / "manifest.json").read_text())
+    manifest["variants"][0]["rules"] = one_class["rummy101"]
+    (out / "manifest.json").write_text(json.dumps(manifest))
+    again = runner.run(spec(), out, jobs=1, progress=False)
+    assert (again.played, again.skipped) == (0, 400)
+    assert runner._same_rules(json.dumps(one_class["rummikub"]), sim.preset("rummikub").to_json())
+    assert not runner._same_rules(json.dumps(one_class["rummikub-wrap"]), sim.preset("rummikub").to_json())
+
+
 def test_every_file_carries_provenance(tmp_path):
     out = tmp_path / "p"
     runner.run(spec(rounds=150), out, jobs=1, progress=False)
