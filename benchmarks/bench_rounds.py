@@ -7,7 +7,7 @@ all output written.
 
 The per-core figures are medians of several runs of a family's chunk in this process (one
 numba thread; Rummy 101 ``sim.games.rummy101.play.play_chunk``, Rummikub
-``sim.games.rummikub.play.play_chunk``, card matches ``sim.games.cards.match.play_chunk``),
+``sim.games.rummikub.play.play_chunk``, card matches ``sim.games.cards.play.play_chunk``),
 each run on other ids; ``--million`` times ``sim run`` (the runner: joblib workers on
 every core, Parquet written) on N four-player rounds (matches), 1,000,000 by default.
 """

@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 
 import sim
 from sim.cli import app
-from sim.games.cards.play import card_meld, meld_cards
+from sim.games.cards.handplay import card_meld, meld_cards
 from sim.reference import cards as ref
 from sim.tiles import card_name, parse_card
 
@@ -153,7 +153,7 @@ def test_cli_solve_prints_a_card_hand_and_json():
 
 
 def test_dealt_hands_are_uniform_and_reproducible():
-    from sim.games.cards.play import deal_hands
+    from sim.games.cards.handplay import deal_hands
 
     a = deal_hands(5, 0, 2000, 7, decks=1)
     b = np.concatenate([deal_hands(5, 0, 700, 7, decks=1), deal_hands(5, 700, 1300, 7, decks=1)])
@@ -170,7 +170,7 @@ def test_card_deal_stats_agree_with_the_reference_and_whatever_the_workers(tmp_p
     a = dealstats.run_deal_stats(CARDS, 7, 600, seed=3, jobs=1, progress=False, chunk=600)
     b = dealstats.run_deal_stats(CARDS, 7, 600, seed=3, jobs=2, progress=False, chunk=250)
     assert a.table.equals(b.table) and a.table.columns == ["hand_id", "melded", "deadwood", "can_meld", "can_out"]
-    from sim.games.cards.play import deal_hands
+    from sim.games.cards.handplay import deal_hands
 
     hands = deal_hands(3, 0, 200, 7, decks=1)
     for row, h in zip(a.table.head(200).iter_rows(named=True), hands, strict=True):

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 import sim
 from sim.games.cards import engine as e
-from sim.games.cards.match import policy_codes, trace_match
+from sim.games.cards.play import policy_codes, trace_match
 from sim.games.cards.referee import referee, value
 from sim.games.cards.trace import format_trace, match_json
 from sim.tiles import card_name, parse_card
@@ -553,7 +553,7 @@ def test_a_match_that_does_not_end_is_one_error_line(tmp_path, monkeypatch):
     from typer.testing import CliRunner
 
     from sim.cli import app
-    from sim.games.cards import match
+    from sim.games.cards import play as match
 
     real = match.play_chunk
 

@@ -3,11 +3,11 @@
 The modules, from the rules to the data:
 
 - :mod:`.rules`: its rules and preset;
-- :mod:`.hand`: the best lay-down of a hand (numba); :mod:`.play` its Python face
+- :mod:`.hand`: the best lay-down of a hand (numba); :mod:`.handplay` its Python face
   (:func:`sim.best_lay_down`, ``sim solve --preset rummy101-cards``), :mod:`.deals` its
   ``sim deal-stats``;
-- :mod:`.engine`: the match engine and its two bots (numba); :mod:`.match` its Python
-  face (rules and policies as arrays, chunks, traced matches);
+- :mod:`.engine`: the match engine and its two bots (numba); :mod:`.play` its Python
+  face (rules and policies as arrays, chunks, traced matches), as in every family;
 - :mod:`.tables`: chunks of matches as the ``matches``, ``hands`` and ``players`` tables;
 - :mod:`.summary`: a run's summary and its ``--until-ci`` metrics;
 - :mod:`.trace`: a traced match for people and as JSON for machines;
@@ -51,7 +51,7 @@ class CardRummy(Family):
     kernel_modules = (*HAND_MODULES, "sim.games.cards.engine")
     other_workloads = ((HAND_SOLVER, HAND_MODULES),)
     deal_metrics = DEAL_METRICS
-    public: ClassVar[dict] = {"LayDown": "play", "best_lay_down": "play"}
+    public: ClassVar[dict] = {"LayDown": "handplay", "best_lay_down": "handplay"}
     referee_checks = "every card and every score checked"
     metrics = (
         Metric("win_seat_S", r"win_seat_(?P<seat>\d+)", "share of matches won by seat S (with partners, team S)",

@@ -24,7 +24,7 @@ QUANTILES = (0.1, 0.25, 0.5, 0.75, 0.9, 0.99)
 def _solve_chunk(rules_json: str, seed: int, start: int, count: int, size: int):
     """One chunk of hands in a worker (one numba thread: the processes are the parallelism)."""
     from sim.games.cards import hand as k
-    from sim.games.cards.play import deal_hands
+    from sim.games.cards.handplay import deal_hands
 
     numba.set_num_threads(1)
     rules = CardRules.from_json(rules_json)
@@ -103,7 +103,7 @@ def format_summary(s: dict, size: int, seed: int, seconds: float, out: Path | No
 
 def _warm(rules: Rules, seed: int, size: int) -> None:
     from sim.games.cards import hand as k
-    from sim.games.cards.play import deal_hands
+    from sim.games.cards.handplay import deal_hands
 
     k.lay_down_batch(deal_hands(seed, 0, 1, size, rules.decks), np.zeros((1, 3), dtype=np.int64))
 

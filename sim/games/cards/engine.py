@@ -32,7 +32,7 @@ The bots (``policies`` per seat):
   discard pile.
 
 Everything here works on integer arrays: ``rp`` the rules (``RP_*``, built by
-:func:`sim.games.cards.match.rules_params`), ``hands[p, 52]`` count vectors, ``table``
+:func:`sim.games.cards.play.rules_params`), ``hands[p, 52]`` count vectors, ``table``
 meld rows ``(kind, key, a, b)`` of :mod:`.hand` in the order they reached the table.
 """
 

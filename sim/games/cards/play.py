@@ -1,6 +1,5 @@
-"""Python face of the card hand solver: hands and table melds in the card notation
-(``AS 10H KD``), validated, and the best lay-down as :class:`LayDown`
-(``sim.best_lay_down``)."""
+"""Python face of the card match engine (:mod:`.engine`): rules and policies as the
+kernel's integer arrays, chunks of matches as arrays, and single traced matches."""
 
 from __future__ import annotations
 
@@ -8,163 +7,119 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from sim.errors import NotationError, RulesError
-from sim.games import preset
+from sim.errors import PlayError, RulesError
+from sim.games.cards import POLICIES
+from sim.games.family import policy_codes as seat_codes
+from sim.jit import prepare
 from sim.rules import Rules
-from sim.tiles import _split, card_name, parse_card, parse_hand
-
-RANKS = 13
 
 
-def card_meld(text: str) -> tuple[int, int, int, int]:
-    """A table meld such as ``"7H 7D 7C"`` or ``"AS 2S 3S"`` as a row ``(kind, key, a, b)``
-    of :mod:`.hand` (C-MELD-1: a set of 3 or 4 ranks-alike in different suits, a run of
-    3 or more of one suit, ace low only); a clear error names what is wrong."""
-    from sim.games.cards.hand import MELD_RUN, MELD_SET
+def rules_params(rules: Rules) -> np.ndarray:
+    """The rules as the engine's integer array (``engine.RP_*``)."""
+    from sim.games.cards import engine as e
 
-    cards = [parse_card(t) for t in _split(text)]
-    if len(cards) < 3:
-        raise NotationError(f"meld {text!r}: a meld has at least 3 cards (C-MELD-1)")
-    ranks = sorted(c % RANKS + 1 for c in cards)
-    suits = [c // RANKS for c in cards]
-    if len(set(ranks)) == 1:
-        if len(cards) > 4 or len(set(suits)) != len(suits):
-            raise NotationError(f"meld {text!r}: a set is 3 or 4 cards of one rank in different suits (C-MELD-1)")
-        return (MELD_SET, ranks[0], sum(1 << s for s in suits), 0)
-    if len(set(suits)) == 1 and ranks == list(range(ranks[0], ranks[0] + len(ranks))):
-        return (MELD_RUN, suits[0], ranks[0], ranks[-1])
-    raise NotationError(f"meld {text!r}: neither a set (one rank, different suits) nor a run (consecutive "
-                        "cards of one suit, ace low: A 2 3, never Q K A) (C-MELD-1)")
+    if rules.family != "rummy101-cards":
+        raise RulesError(f"the card match engine plays card Rummy 101; {rules.name} is {rules.family}")
+    rp = np.zeros(e.RP_LEN, dtype=np.int64)
+    rp[e.RP_PLAYERS] = rules.players
+    rp[e.RP_SIZE] = rules.deal_size()
+    rp[e.RP_DECKS] = rules.decks
+    rp[e.RP_TARGET] = rules.target
+    rp[e.RP_PARTNERS] = rules.partners
+    rp[e.RP_RUMMY] = rules.rummy_factor  # C-SCORE-2: going rummy doubles the hand
+    rp[e.RP_RUMMY_LAYOFFS] = rules.rummy_layoffs  # C-SCORE-2: a one-turn out with lay-offs is rummy too
+    return rp
 
 
-def meld_cards(row) -> list[int]:
-    """The cards of a table meld row."""
-    from sim.games.cards.hand import MELD_SET
-
-    kind, key, a, b = (int(x) for x in row)
-    if kind == MELD_SET:
-        return [s * RANKS + key - 1 for s in range(4) if (a >> s) & 1]
-    return [key * RANKS + r - 1 for r in range(a, b + 1)]
-
-
-def meld_text(row) -> str:
-    return " ".join(card_name(c) for c in meld_cards(row))
+def policy_codes(policies: list[str] | tuple[str, ...], players: int) -> np.ndarray:
+    """Policy names per seat as codes; one name is used for every seat."""
+    return seat_codes(policies, players, POLICIES)
 
 
 @dataclass(frozen=True)
-class LayDown:
-    """The best lay-down of a hand this turn, keeping a card to discard (C-OUT-2).
-
-    ``value``: points melded and laid off (C-SCORE-1 values); ``deadwood``: the points
-    left in the hand; ``melds``: the new melds; ``layoffs``: ``(cards, table meld index)``;
-    ``left``: the cards kept; ``can_out``: whether the hand can go out now (every card but
-    one melded or laid off, the last one discarded), and ``out``: that arrangement's
-    ``(melds, layoffs, discard)``."""
-
-    value: int
-    deadwood: int
-    melds: tuple[str, ...]
-    layoffs: tuple[tuple[str, int], ...]
-    left: tuple[str, ...]
-    can_out: bool
-    out: tuple[tuple[str, ...], tuple[tuple[str, int], ...], str] | None
-
-    def to_dict(self) -> dict:
-        return {"value": self.value, "deadwood": self.deadwood, "melds": list(self.melds),
-                "layoffs": [{"cards": c, "meld": m} for c, m in self.layoffs], "left": list(self.left),
-                "can_out": self.can_out,
-                "out": None if self.out is None else {"melds": list(self.out[0]),
-                                                       "layoffs": [{"cards": c, "meld": m} for c, m in self.out[1]],
-                                                       "discard": self.out[2]}}
+class ChunkResult:
+    matches: np.ndarray  # (count, M_LEN)
+    hands: np.ndarray  # (hands, H_LEN), every match's hands in order
+    players: np.ndarray  # (hands * players, P_LEN)
 
 
-def _steps(path: np.ndarray, n: int) -> tuple[list[str], list[tuple[str, int]], list[str]]:
-    from sim.games.cards import hand as k
+@dataclass(frozen=True)
+class TracedMatch:
+    """One match with every action: ``events`` rows (``EV_*``), each hand's row and its
+    players' rows as in a chunk, each hand's cards in dealing order (``decks``) and the
+    hands held at each hand's end (``ends``)."""
 
-    melds, layoffs, left = [], [], []
-    for op, a, b, c in path[:n].tolist():
-        if op == k.OP_LEAVE:
-            left.append(card_name(a))
-        elif op == k.OP_SET:
-            melds.append(" ".join(card_name(s * RANKS + a - 1) for s in range(4) if (b >> s) & 1))
-        elif op == k.OP_RUN:
-            melds.append(" ".join(card_name(a * RANKS + r - 1) for r in range(b, c + 1)))
-        else:
-            layoffs.append((" ".join(card_name(b + j) for j in range(c)), a))
-    return melds, layoffs, left
-
-
-def card_rules(rules: Rules | str | None) -> Rules:
-    rules = preset(rules) if isinstance(rules, str) else (rules or preset("rummy101-cards"))
-    if rules.family != "rummy101-cards":
-        raise RulesError(f"the card hand solver plays card Rummy 101; {rules.name} is {rules.family} "
-                         "(sim.best_opening solves tile racks)")
-    return rules
+    rules: Rules
+    match: np.ndarray
+    hands: np.ndarray
+    players: np.ndarray
+    decks: np.ndarray
+    events: np.ndarray
+    ends: np.ndarray
 
 
-def best_lay_down(hand: str | np.ndarray, rules: Rules | str | None = "rummy101-cards",
-                  table: str | list[str] | None = None) -> LayDown:
-    """The most points ``hand`` can meld and lay off this turn on the ``table`` melds (a
-    list, or one string with ``;`` between melds), keeping a card to discard, and
-    whether it can go out (C-MELD-1, C-OUT-1/2). Cards beyond the decks' copies, in the
-    hand and the table together, are refused.
+def _workload():
+    from sim.games.cards import FAMILY
 
-    >>> best_lay_down("AS 2S 3S 7H 7D 7C KD").value
-    36
-    >>> best_lay_down("AS 2S 3S 7H 7D 7C KD").can_out
-    True
-    """
-    from sim.games.cards import FAMILY, HAND_SOLVER
-    from sim.games.cards import hand as k
-    from sim.jit import prepare
-
-    rules = card_rules(rules)
-    counts = parse_hand(hand, rules.decks) if isinstance(hand, str) else np.asarray(hand, dtype=np.int64).copy()
-    if counts.shape != (52,) or (counts < 0).any() or (counts > rules.decks).any():
-        raise NotationError(f"a hand is a count vector of 52 with at most {rules.decks} of each card")
-    if counts.sum() == 0:
-        raise NotationError("the hand is empty")
-    if counts.sum() > k.STEPS:
-        raise NotationError(f"a hand holds at most {k.STEPS} cards here")
-    texts = [t for t in (table.split(";") if isinstance(table, str) else (table or [])) if t.strip()]
-    rows = np.array([card_meld(t) for t in texts], dtype=np.int64).reshape(-1, 4)
-    seen = counts.copy()
-    for row, t in zip(rows, texts, strict=True):
-        for c in meld_cards(row):
-            seen[c] += 1
-            if seen[c] > rules.decks:
-                raise NotationError(f"too many copies of {card_name(c)} in the hand and the table {t.strip()!r}: "
-                                    f"{rules.decks} deck(s) hold {rules.decks}")
-    prepare(FAMILY.other_workload(HAND_SOLVER))
-    best_path = np.zeros((k.STEPS, 4), dtype=np.int64)
-    out_path = np.zeros((k.STEPS, 4), dtype=np.int64)
-    result = np.zeros(k.R_LEN, dtype=np.int64)
-    k.best_lay_down(np.ascontiguousarray(counts), np.ascontiguousarray(rows), best_path, out_path, result, -1)
-    total = int(sum(int(n) * k.card_value(c) for c, n in enumerate(counts)))
-    if result[k.R_BEST] < 0:  # a single card: nothing to do but discard it
-        return LayDown(0, total, (), (), tuple(card_name(c) for c in np.repeat(np.arange(52), counts)), False, None)
-    melds, layoffs, left = _steps(best_path, int(result[k.R_BEST_STEPS]))
-    out = None
-    if result[k.R_OUT]:
-        m, lo, dis = _steps(out_path, int(result[k.R_OUT_STEPS]))
-        out = (tuple(m), tuple(lo), dis[0])
-    value = int(result[k.R_BEST])
-    return LayDown(value, total - value, tuple(melds), tuple(layoffs), tuple(left), bool(result[k.R_OUT]), out)
+    return FAMILY.workload
 
 
-def deal_hands(seed: int, start: int, count: int, size: int, decks: int = 1) -> np.ndarray:
-    """Hands ``start .. start+count-1`` of ``seed`` as a (count, 52) count array, each
-    ``size`` cards dealt uniformly from ``decks`` decks (the same hand ``i`` whatever the
-    chunk it is dealt in)."""
-    from sim.games.cards import FAMILY, HAND_SOLVER
-    from sim.games.cards import hand as k
-    from sim.jit import prepare
+_NO_FIXED = np.zeros((0, 52), dtype=np.int64)
 
-    if not 0 <= seed < 2**63:
-        raise ValueError(f"seed must be between 0 and 2**63 - 1, got {seed}")
-    if not 1 <= size <= 52 * decks:
-        raise ValueError(f"hand size must be 1-{52 * decks}, got {size}")
-    prepare(FAMILY.other_workload(HAND_SOLVER))
-    out = np.zeros((count, 52), dtype=np.int64)
-    k.deal_hands(seed, start, count, size, decks, out)
-    return out
+
+def _play(rules: Rules, seed: int, start: int, count: int, policies: np.ndarray, fixed: np.ndarray,
+          trace: tuple | None) -> tuple[ChunkResult, np.ndarray]:
+    """The chunk and the engine's counters (``G_*``: the trace's length)."""
+    from sim.games.cards import engine as e
+
+    rp = rules_params(rules)
+    players = rules.players
+    out_m = np.zeros((count, e.M_LEN), dtype=np.int64)
+    rows = max(64, count * (4 + rules.target // 25))  # about twice the hands a chunk needs
+    out_h = np.zeros((rows, e.H_LEN), dtype=np.int64)
+    out_p = np.zeros((rows * players, e.P_LEN), dtype=np.int64)
+    cursor = np.zeros(1, dtype=np.int64)
+    g = np.zeros(e.G_LEN, dtype=np.int64)
+    ev, ends = trace if trace is not None else (np.zeros((1, e.EV_FIELDS), dtype=np.int64),
+                                                np.zeros((1, players, 52), dtype=np.int64))
+    done = 0
+    while done < count:
+        done += e.play_matches(seed, start + done, count - done, rp, policies, fixed, ev, ends, trace is not None,
+                               g, out_m[done:], out_h, out_p, cursor)
+        if done < count:  # the hand rows ran out: twice as many, and on from that match
+            out_h = np.concatenate([out_h, np.zeros_like(out_h)])
+            out_p = np.concatenate([out_p, np.zeros_like(out_p)])
+    n = int(cursor[0])
+    return ChunkResult(out_m, out_h[:n], out_p[:n * players]), g
+
+
+def play_chunk(rules: Rules, seed: int, start: int, count: int, policies: np.ndarray,
+               progress: bool = False) -> ChunkResult:
+    """Matches ``start .. start+count-1`` of ``seed`` (the same matches whatever the
+    chunking). ``progress``: show a progress bar if the engine must be compiled first."""
+    prepare(_workload(), progress)
+    return _play(rules, seed, start, count, policies, _NO_FIXED, None)[0]
+
+
+def trace_match(rules: Rules, seed: int, match_id: int, policies: np.ndarray,
+                fixed: np.ndarray | None = None) -> TracedMatch:
+    """Play one match with the trace on: match ``match_id`` of ``seed``, its first hands
+    dealt from the card orders ``fixed`` (rows of ``52 * decks`` cards, for scenario
+    tests) while they last."""
+    from sim.games.cards import engine as e
+
+    prepare(_workload())
+    fixed = _NO_FIXED if fixed is None else np.ascontiguousarray(fixed, dtype=np.int64).reshape(-1, 52 * rules.decks)
+    ev = np.zeros((e.MAX_EVENTS, e.EV_FIELDS), dtype=np.int64)
+    ends = np.zeros((e.MAX_TRACE_HANDS, rules.players, 52), dtype=np.int64)
+    res, g = _play(rules, seed, match_id, 1, policies, fixed, (ev, ends))
+    n_hands = res.hands.shape[0]
+    if res.matches[0, e.M_ERROR]:
+        raise e.match_error(int(res.matches[0, e.M_ERROR]), match_id, rules)
+    if n_hands > e.MAX_TRACE_HANDS or g[e.G_ERROR] == e.ERR_TRACE:
+        raise PlayError(f"match {match_id} has {n_hands:,} hands: more than a trace holds ({e.MAX_TRACE_HANDS:,} "
+                        f"hands, {e.MAX_EVENTS:,} actions); play it without --trace")
+    decks = np.stack([fixed[h] if h < fixed.shape[0] else e.hand_deck(seed, match_id, h, rules.decks)
+                      for h in range(n_hands)])
+    return TracedMatch(rules, res.matches[0], res.hands, res.players, decks, ev[:int(g[e.G_NEVENTS])].copy(),
+                       ends[:n_hands].copy())

@@ -15,7 +15,7 @@ def check_options(options: dict[str, Any]) -> None:
 
 
 def solve(text: str, rules, options: dict[str, Any]) -> dict[str, Any]:
-    from sim.games.cards.play import best_lay_down
+    from sim.games.cards.handplay import best_lay_down
 
     return {"hand": text.strip(), **best_lay_down(text, rules, options.get("table")).to_dict()}
 

@@ -37,7 +37,7 @@ def chunk_tables(rules: Rules, seed: int, start: int, count: int, policies: list
     """Play matches ``start .. start+count-1``; the ``matches``, ``hands`` and ``players``
     tables. Columns named in ``drop`` (the hive partition's) are left to the path."""
     from sim.games.cards import engine as e
-    from sim.games.cards.match import play_chunk, policy_codes
+    from sim.games.cards.play import play_chunk, policy_codes
 
     if duplicate:
         raise SimError("--duplicate rotates the hands of one deal over the seats: card matches deal many "

@@ -36,7 +36,7 @@ def _counts_names(counts) -> list[str]:
 def match_json(t, seed: int | None, match_id: int | None, policies: list[str]) -> dict:
     """The JSON trace of a match traced by :func:`.match.trace_match`."""
     from sim.games.cards import engine as e
-    from sim.games.cards.play import meld_cards
+    from sim.games.cards.handplay import meld_cards
 
     rules = t.rules
     players, size = rules.players, rules.deal_size()
@@ -100,7 +100,7 @@ def match_json(t, seed: int | None, match_id: int | None, policies: list[str]) -
 def trace_json(rules: Rules, seed: int, match_id: int, policies: list[str], duplicate: bool = False) -> dict:
     """Match ``match_id`` of ``seed`` played and traced, as JSON."""
     from sim.errors import SimError
-    from sim.games.cards.match import policy_codes, trace_match
+    from sim.games.cards.play import policy_codes, trace_match
 
     if duplicate:
         raise SimError("--duplicate: card matches have no duplicate deals")
