@@ -18,6 +18,7 @@ from __future__ import annotations
 import itertools
 from collections import Counter
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from fractions import Fraction
 
 from sim.games.rummikub.rules import RummikubRules
@@ -223,115 +224,165 @@ def expected_scores(racks: list[Counter], finish: str, rules: Rules) -> tuple[li
     return winners, scores
 
 
-def referee(trace: dict) -> list[str]:
-    """Every violation of docs/rules.md section K in a JSON trace of a round; empty if none."""
-    rules = RummikubRules.from_dict(trace["rules"])
+@dataclass
+class _Round:
+    """What the referee knows as it replays a round: the racks, the pool and how much of it
+    was drawn, the table, who has opened, each seat's turns, the passes in a row, the
+    last-call turns left, the end the last turn brought (``due``) and the violations."""
+
+    rules: RummikubRules
+    racks: list[Counter]
+    pool: list[str]
+    table: list[Meld] = field(default_factory=list)
+    opened: list[bool] = field(default_factory=list)
+    turns: list[int] = field(default_factory=list)
+    drawn: int = 0
+    passes: int = 0
+    calls_left: int | None = None  # last_call: turns left once the pool is empty
+    due: str | None = None
+    seat: int = 0  # K-SET-1: seat 0 starts
+    finish: str | None = None
+    out: list[str] = field(default_factory=list)
+
+    @property
+    def players(self) -> int:
+        return self.rules.players
+
+
+def _deal(trace: dict, rules: RummikubRules) -> _Round:
+    """The dealt racks and the pool (K-SET-1), checked against the whole set."""
     n = rules.players
-    out: list[str] = []
     deal = trace["deal"]
-    racks = [Counter(r) for r in deal["racks"]]
-    pool = list(deal["pool"])
-    if len(racks) != n or any(len(r) != rules.rack_size for r in deal["racks"]):
-        out.append(f"the deal is not {n} racks of {rules.rack_size} tiles (K-SET-1)")
-    if sum(racks, Counter()) + Counter(pool) != _full_set(rules):
-        out.append("the deal and the pool are not the whole set of tiles (K-SET-1)")
-    table: list[Meld] = []
-    opened = [False] * n
-    turns = [0] * n
-    drawn = passes = 0
-    calls_left = None  # last_call: turns left once the pool is empty
-    due = None  # the end the last turn brought
-    seat = 0  # K-SET-1: seat 0 starts
-    finish = None
-    for i, e in enumerate(trace["events"]):
-        where = f"event {i} (seat {e.get('seat')}, turn {e.get('turn')}, {e.get('action')})"
-        if finish is not None:
-            out.append(f"{where}: after the end of the round")
-            break
-        if e["action"] == "end":
-            finish = e.get("finish")
-            if finish != due:
-                out.append(f"{where}: the round ends as {finish!r}, the rules say {due or 'it goes on'}")
-            continue
-        if due is not None:
-            out.append(f"{where}: the round should have ended ({due})")
-            due = None
-        if e["seat"] != seat:
-            out.append(f"{where}: out of turn, seat {seat} was to play")
-        p = e["seat"] % n
-        turns[p] += 1
-        if e["turn"] != turns[p]:
-            out.append(f"{where}: it is the player's turn {turns[p]}")
-        calls_before = calls_left
-        action = e["action"]
-        if action == "draw":
-            if drawn >= len(pool):
-                out.append(f"{where}: draws from an empty pool (K-PLAY-1)")
-            elif e["tile"] != pool[drawn]:
-                out.append(f"{where}: draws {e['tile']}, the pool's next tile is {pool[drawn]}")
-            if drawn < len(pool):
-                racks[p][pool[drawn]] += 1
-                drawn += 1
-                if drawn == len(pool) and rules.last_call:
-                    calls_left = n
-        elif action == "pass":
-            if drawn < len(pool):
-                out.append(f"{where}: passes with {len(pool) - drawn} tiles in the pool (K-OPEN-1, K-PLAY-1: draw)")
-            passes += 1
-            if passes >= n and not rules.last_call:
-                due = "blocked"  # K-END-2
-        elif action in ("open", "play"):
-            passes = 0
-            melds = [parse_meld(" ".join(m)) for m in e["melds" if action == "open" else "table"]]
-            if action == "open":
-                bar = bar_in_force(rules, turns[p])
-                if opened[p]:
-                    out.append(f"{where}: opens a second time")
-                out += [f"{where}: {v}" for v in check_opening(racks[p], melds, bar, rules)]
-                if e.get("bar") != bar or e.get("value") != sum(m.value for m in melds):
-                    out.append(f"{where}: says value {e.get('value')} and bar {e.get('bar')}; the melds are worth "
-                               f"{sum(m.value for m in melds)} and the bar in force is {bar}")
-                placed = _tiles(melds)
-                table = table + melds
-                opened[p] = True
-            else:
-                if not opened[p]:
-                    out.append(f"{where}: plays on the table before opening (K-OPEN-1)")
-                freed = [(f["joker"][2:-1], f["by"]) for f in e.get("freed", [])]
-                out += [f"{where}: {v}" for v in check_table_play(table, racks[p], melds, rules, freed)]
-                placed = _tiles(melds) - _tiles(table)
-                if Counter(e.get("placed", [])) != placed:
-                    out.append(f"{where}: says it placed {' '.join(e.get('placed', []))}; the table gained "
-                               f"{' '.join(sorted(placed.elements()))}")
-                if e.get("value") != _points(placed, rules):
-                    out.append(f"{where}: says value {e.get('value')}, the tiles placed are worth "
-                               f"{_points(placed, rules)} (a joker at {rules.joker_penalty})")
-                table = melds
-            racks[p] -= placed
-            if not racks[p]:
-                due = "out"  # K-END-1
-        else:
-            out.append(f"{where}: unknown action")
-        if calls_before is not None and due != "out":
-            calls_left -= 1
-            if calls_left == 0:
-                due = "last_call"
-        seat = (p + 1) % n
-    if finish is None:
-        out.append("the trace has no end event")
-        return out
-    res = trace["result"]
-    if res.get("finish") != finish:
-        out.append(f"result: finish {res.get('finish')!r}, the end event says {finish!r}")
-    for p in range(n):
-        if Counter(res["racks"][p]) != racks[p]:
-            out.append(f"result: seat {p} holds {' '.join(sorted(racks[p].elements()))}, not "
-                       f"{' '.join(res['racks'][p])}")
-    winners, scores = expected_scores(racks, finish, rules)
+    r = _Round(rules, [Counter(t) for t in deal["racks"]], list(deal["pool"]), opened=[False] * n, turns=[0] * n)
+    if len(r.racks) != n or any(len(t) != rules.rack_size for t in deal["racks"]):
+        r.out.append(f"the deal is not {n} racks of {rules.rack_size} tiles (K-SET-1)")
+    if sum(r.racks, Counter()) + Counter(r.pool) != _full_set(rules):
+        r.out.append("the deal and the pool are not the whole set of tiles (K-SET-1)")
+    return r
+
+
+def _draw(r: _Round, p: int, e: dict, where: str) -> None:
+    """K-PLAY-1: the pool's next tile, at any time the pool holds one."""
+    if r.drawn >= len(r.pool):
+        r.out.append(f"{where}: draws from an empty pool (K-PLAY-1)")
+        return
+    if e["tile"] != r.pool[r.drawn]:
+        r.out.append(f"{where}: draws {e['tile']}, the pool's next tile is {r.pool[r.drawn]}")
+    r.racks[p][r.pool[r.drawn]] += 1
+    r.drawn += 1
+    if r.drawn == len(r.pool) and r.rules.last_call:
+        r.calls_left = r.players
+
+
+def _pass(r: _Round, p: int, e: dict, where: str) -> None:
+    """Only with the pool empty; every player passing in a row blocks the round (K-END-2)."""
+    if r.drawn < len(r.pool):
+        r.out.append(f"{where}: passes with {len(r.pool) - r.drawn} tiles in the pool (K-OPEN-1, K-PLAY-1: draw)")
+    r.passes += 1
+    if r.passes >= r.players and not r.rules.last_call:
+        r.due = "blocked"  # K-END-2
+
+
+def _open(r: _Round, p: int, e: dict, where: str) -> Counter:
+    """K-OPEN-1/2: valid melds from the rack worth the bar in force; returns the tiles placed."""
+    melds = [parse_meld(" ".join(m)) for m in e["melds"]]
+    bar = bar_in_force(r.rules, r.turns[p])
+    if r.opened[p]:
+        r.out.append(f"{where}: opens a second time")
+    r.out += [f"{where}: {v}" for v in check_opening(r.racks[p], melds, bar, r.rules)]
+    if e.get("bar") != bar or e.get("value") != sum(m.value for m in melds):
+        r.out.append(f"{where}: says value {e.get('value')} and bar {e.get('bar')}; the melds are worth "
+                     f"{sum(m.value for m in melds)} and the bar in force is {bar}")
+    r.table = r.table + melds
+    r.opened[p] = True
+    return _tiles(melds)
+
+
+def _play(r: _Round, p: int, e: dict, where: str) -> Counter:
+    """K-PLAY-1, K-JOKER-1/2: the table rebuilt keeping every tile, with rack tiles added;
+    returns the tiles placed."""
+    melds = [parse_meld(" ".join(m)) for m in e["table"]]
+    if not r.opened[p]:
+        r.out.append(f"{where}: plays on the table before opening (K-OPEN-1)")
+    freed = [(f["joker"][2:-1], f["by"]) for f in e.get("freed", [])]
+    r.out += [f"{where}: {v}" for v in check_table_play(r.table, r.racks[p], melds, r.rules, freed)]
+    placed = _tiles(melds) - _tiles(r.table)
+    if Counter(e.get("placed", [])) != placed:
+        r.out.append(f"{where}: says it placed {' '.join(e.get('placed', []))}; the table gained "
+                     f"{' '.join(sorted(placed.elements()))}")
+    if e.get("value") != _points(placed, r.rules):
+        r.out.append(f"{where}: says value {e.get('value')}, the tiles placed are worth "
+                     f"{_points(placed, r.rules)} (a joker at {r.rules.joker_penalty})")
+    r.table = melds
+    return placed
+
+
+def _turn(r: _Round, i: int, e: dict) -> None:
+    """One event of a turn: whose turn and which, then its action's handler, then the end it brings."""
+    where = f"event {i} (seat {e.get('seat')}, turn {e.get('turn')}, {e.get('action')})"
+    if r.due is not None:
+        r.out.append(f"{where}: the round should have ended ({r.due})")
+        r.due = None
+    if e["seat"] != r.seat:
+        r.out.append(f"{where}: out of turn, seat {r.seat} was to play")
+    p = e["seat"] % r.players
+    r.turns[p] += 1
+    if e["turn"] != r.turns[p]:
+        r.out.append(f"{where}: it is the player's turn {r.turns[p]}")
+    calls_before = r.calls_left
+    action = e["action"]
+    if action == "draw":
+        _draw(r, p, e, where)
+    elif action == "pass":
+        _pass(r, p, e, where)
+    elif action in ("open", "play"):
+        r.passes = 0
+        r.racks[p] -= (_open if action == "open" else _play)(r, p, e, where)
+        if not r.racks[p]:
+            r.due = "out"  # K-END-1
+    else:
+        r.out.append(f"{where}: unknown action")
+    if calls_before is not None and r.due != "out":
+        r.calls_left -= 1
+        if r.calls_left == 0:
+            r.due = "last_call"
+    r.seat = (p + 1) % r.players
+
+
+def _result(r: _Round, res: dict) -> None:
+    """The racks left, the winners and every score (K-END-1/2)."""
+    if res.get("finish") != r.finish:
+        r.out.append(f"result: finish {res.get('finish')!r}, the end event says {r.finish!r}")
+    for p in range(r.players):
+        if Counter(res["racks"][p]) != r.racks[p]:
+            r.out.append(f"result: seat {p} holds {' '.join(sorted(r.racks[p].elements()))}, not "
+                         f"{' '.join(res['racks'][p])}")
+    winners, scores = expected_scores(r.racks, r.finish, r.rules)
     if res.get("winners") != winners:
-        out.append(f"result: winners {res.get('winners')}, the racks say {winners} (K-END-1/2)")
+        r.out.append(f"result: winners {res.get('winners')}, the racks say {winners} (K-END-1/2)")
     for p, (got, want) in enumerate(zip(res["scores"], scores, strict=True)):
         if abs(got - float(want)) > 1e-5:
-            out.append(f"result: seat {p} scores {got}, the rules give {float(want):.4f} "
-                       f"({'K-END-1' if finish == 'out' else 'K-END-2'})")
-    return out
+            r.out.append(f"result: seat {p} scores {got}, the rules give {float(want):.4f} "
+                         f"({'K-END-1' if r.finish == 'out' else 'K-END-2'})")
+
+
+def referee(trace: dict) -> list[str]:
+    """Every violation of docs/rules.md section K in a JSON trace of a round; empty if none."""
+    r = _deal(trace, RummikubRules.from_dict(trace["rules"]))
+    for i, e in enumerate(trace["events"]):
+        if r.finish is not None:
+            r.out.append(f"event {i} (seat {e.get('seat')}, turn {e.get('turn')}, {e.get('action')}): "
+                         "after the end of the round")
+            break
+        if e["action"] == "end":
+            r.finish = e.get("finish")
+            if r.finish != r.due:
+                r.out.append(f"event {i} (seat {e.get('seat')}, turn {e.get('turn')}, end): the round ends as "
+                             f"{r.finish!r}, the rules say {r.due or 'it goes on'}")
+            continue
+        _turn(r, i, e)
+    if r.finish is None:
+        r.out.append("the trace has no end event")
+        return r.out
+    _result(r, trace["result"])
+    return r.out

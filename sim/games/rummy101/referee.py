@@ -122,64 +122,87 @@ class Referee:
     # --- one turn ------------------------------------------------------------------------
 
     def _turn(self, where: str, seat: int, events: list[dict], first: bool) -> None:
+        """One turn (T-TURN-1/2): its take, its melds and lay-offs, its discard."""
         me = self.players[seat]
         me.turns += 1
-        r = self.rules
-        opened_before = me.opened
-        openers_before = self.openers
-        took = None
-        used_taken = False
-        i = 0
-        head = events[0]["action"]
+        opened_before, openers_before = me.opened, self.openers
+        taken = self._take(where, seat, events[0], first)
+        if taken is None:
+            return
+        took, i = taken
+        if first and not self.rules.starter_may_open and events[i]["action"] != "discard":
+            self.fail(where, "with starter_may_open false the starter's first turn is the discard alone (T-SET-2)")
+            return
+        placed = self._place(where, seat, events, i, took)
+        if placed is None:
+            return
+        i, used_taken = placed
+        if i >= len(events):
+            self.fail(where, "the turn does not end with a discard (T-TURN-2)")
+            return
+        if took is not None and not used_taken:
+            rule = "T-TAKE-2" if not opened_before else "T-TAKE-3"
+            self.fail(where, f"took {tile_name(took)} and did not use it that turn ({rule})")
+        self._discard(where, seat, events, i, one_turn=openers_before == 0 and not opened_before)
+
+    def _take(self, where: str, seat: int, e: dict, first: bool) -> tuple[int | None, int] | None:
+        """The turn's take (T-TURN-1): a draw from the stock, the previous player's discard
+        (T-TAKE-1) or a button joker (T-BTN-1); the starter's first turn takes nothing
+        (T-SET-2), and a turn finding the stock empty ends the round (T-END-1). Returns the
+        tile taken from the discard (or None) and the index of the turn's next event;
+        None: the turn is over."""
+        me, r = self.players[seat], self.rules
+        head = e["action"]
         if first:
             if head in TAKES:
                 self.fail(where, "the starter begins by discarding, without drawing (T-SET-2)")
-                return
-        elif head == "stock_out":
+                return None
+            return None, 0
+        if head == "stock_out":
             if self.drawn < len(self.stock):
                 self.fail(where, "the round ended with tiles left in the stock (T-END-1)")
             self.finish = ("stock_out", None)
-            return
-        elif head == "draw":
-            tile = parse_tile(events[0]["tile"])
+            return None
+        if head == "draw":
+            tile = parse_tile(e["tile"])
             if self.drawn >= len(self.stock):
                 self.fail(where, "drew from an empty stock (T-END-1)")
-                return
+                return None
             if tile != self.stock[self.drawn]:
                 self.fail(where, f"drew {tile_name(tile)}, the stock's top is {tile_name(self.stock[self.drawn])}")
-                return
+                return None
             me.rack[tile] += 1
             self.drawn += 1
-            i = 1
-        elif head == "take":
-            tile = parse_tile(events[0]["tile"])
+            return None, 1
+        if head == "take":
+            tile = parse_tile(e["tile"])
             prev = (seat - 1) % r.players
             if self.last_discard != (tile, prev):
                 self.fail(where, f"took {tile_name(tile)}, not the last discard of the player immediately before "
                                  "(T-TAKE-1)")
-                return
+                return None
             me.rack[tile] += 1
             self.discards[tile] -= 1
-            took = tile
             self.last_discard = None
-            i = 1
-        elif head == "button":
+            return tile, 1
+        if head == "button":
             if me.buttons < 1:
                 self.fail(where, "pressed the joker button without a button joker (T-BTN-1)")
-                return
+                return None
             if self.drawn >= len(self.stock):
                 self.fail(where, "pressed the button with the stock empty: the round is over (T-END-1)")
             me.buttons -= 1
             me.rack[JOKER] += 1
             self.jokers_in_play += 1
-            i = 1
-        else:
-            self.fail(where, "a turn starts with a take: draw, the previous discard or the joker button (T-TURN-1)")
-            return
-        opened_now = False
-        if first and not r.starter_may_open and events[i]["action"] != "discard":
-            self.fail(where, "with starter_may_open false the starter's first turn is the discard alone (T-SET-2)")
-            return
+            return None, 1
+        self.fail(where, "a turn starts with a take: draw, the previous discard or the joker button (T-TURN-1)")
+        return None
+
+    def _place(self, where: str, seat: int, events: list[dict], i: int, took: int | None) -> tuple[int, bool] | None:
+        """The turn's opening, melds, additions and recovered jokers up to its discard
+        (T-OPEN, T-MELD, T-ADD-1, T-JOKER-1); returns the index of the discard and whether the
+        tile taken from the discard was used; None: the turn is over."""
+        used_taken = opened_now = False
         while i < len(events) and events[i]["action"] != "discard":
             e = events[i]
             a = e["action"]
@@ -190,7 +213,7 @@ class Referee:
                 if opened_now:
                     self.fail(where, "new melds after the opening on the opening turn: every meld laid that "
                                      "turn belongs to the opening (T-OPEN-3)")
-                    return
+                    return None
                 for tiles in e["melds"]:
                     used_taken |= self._lay(where, seat, tiles, took)
             elif a == "add":
@@ -199,16 +222,16 @@ class Referee:
                 self._recover(where, seat, e)
             else:
                 self.fail(where, f"unexpected action {a!r} between the take and the discard")
-                return
+                return None
             if self.errors:
-                return
+                return None
             i += 1
-        if i >= len(events):
-            self.fail(where, "the turn does not end with a discard (T-TURN-2)")
-            return
-        if took is not None and not used_taken:
-            rule = "T-TAKE-2" if not opened_before else "T-TAKE-3"
-            self.fail(where, f"took {tile_name(took)} and did not use it that turn ({rule})")
+        return i, used_taken
+
+    def _discard(self, where: str, seat: int, events: list[dict], i: int, one_turn: bool) -> None:
+        """The discard that ends the turn (T-TURN-2, T-OPEN-4), and the finish an empty
+        rack brings (T-FIN-1..3; ``one_turn``: no one had opened before this turn)."""
+        me = self.players[seat]
         tile = parse_tile(events[i]["tile"])
         if me.rack[tile] < 1:
             self.fail(where, f"discards {tile_name(tile)}, which the rack does not hold (T-OPEN-4)")
@@ -216,8 +239,7 @@ class Referee:
         me.rack[tile] -= 1
         self.discards[tile] += 1
         if sum(me.rack.values()) == 0:  # T-FIN-1
-            one_turn = openers_before == 0 and not opened_before and me.opened
-            if one_turn:
+            if one_turn and me.opened:
                 finish = "one_turn_joker" if tile == JOKER else "one_turn"  # T-FIN-3
             else:
                 finish = "joker" if tile == JOKER else "normal"  # T-FIN-2
