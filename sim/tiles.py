@@ -53,7 +53,8 @@ def tile_name(k: int) -> str:
     return f"{COLOURS[colour_of(k)]}{number_of(k)}"
 
 
-def _split(text: str) -> list[str]:
+def split_tokens(text: str) -> list[str]:
+    """The tokens of a rack, meld or hand as written: separated by spaces, commas or the like."""
     return [t for t in _SEPARATORS.split(text.strip()) if t]
 
 
@@ -143,7 +144,7 @@ def parse_rack(text: str) -> Rack:
     if not isinstance(text, str):
         raise NotationError(f"a rack is written as text, got {type(text).__name__}")
     counts = [0] * COUNTS_LEN
-    for token in _split(text):
+    for token in split_tokens(text):
         k = parse_tile(token)
         counts[k] += 1
         limit = MAX_JOKERS if k == JOKER else COPIES
@@ -225,7 +226,7 @@ def parse_meld(text: str) -> Meld:
     """
     tiles: list[int] = []
     jokers: list[bool] = []
-    for token in _split(text):
+    for token in split_tokens(text):
         m = _MELD_JOKER_RE.match(token.strip().upper())
         if m:
             tiles.append(parse_tile(f"{m.group(1)}{m.group(2)}"))
@@ -273,7 +274,7 @@ def card_name(index: int) -> str:
 def parse_hand(text: str, decks: int = 1) -> np.ndarray:
     """A count vector of 52 from cards such as ``"AS 10H KD"``; at most ``decks`` copies each."""
     counts = np.zeros(52, dtype=np.int64)
-    for token in _split(text):
+    for token in split_tokens(text):
         c = parse_card(token)
         counts[c] += 1
         if counts[c] > decks:

@@ -256,6 +256,22 @@ def test_no_shared_module_imports_a_family_and_no_import_cycle():
     assert cycle == []
 
 
+def test_families_use_only_the_public_names_of_the_shared_layers():
+    """A family builds on the shared layers' public helpers (sim.report, sim.analysis, ...),
+    never on their private names."""
+    packages = tuple(FAMILIES.values())
+    private = []
+    for m, p in _modules().items():
+        if not m.startswith(packages):
+            continue
+        own = next(pkg for pkg in packages if m.startswith(pkg))
+        for node in ast.walk(ast.parse(p.read_text())):
+            if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("sim") \
+                    and not node.module.startswith(own):
+                private += [(m, node.module, a.name) for a in node.names if a.name.startswith("_")]
+    assert private == []
+
+
 def test_no_shared_module_names_a_family():
     """No family's name (nor its package's) appears in the code of the shared layers but
     the registry's one line each: sim/games/__init__.py."""

@@ -11,7 +11,7 @@ import numpy as np
 from sim.errors import NotationError, RulesError
 from sim.games import preset
 from sim.rules import Rules
-from sim.tiles import _split, card_name, parse_card, parse_hand
+from sim.tiles import card_name, parse_card, parse_hand, split_tokens
 
 RANKS = 13
 
@@ -22,7 +22,7 @@ def card_meld(text: str) -> tuple[int, int, int, int]:
     3 or more of one suit, ace low only); a clear error names what is wrong."""
     from sim.games.cards.hand import MELD_RUN, MELD_SET
 
-    cards = [parse_card(t) for t in _split(text)]
+    cards = [parse_card(t) for t in split_tokens(text)]
     if len(cards) < 3:
         raise NotationError(f"meld {text!r}: a meld has at least 3 cards (C-MELD-1)")
     ranks = sorted(c % RANKS + 1 for c in cards)
