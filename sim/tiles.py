@@ -54,7 +54,7 @@ def tile_name(k: int) -> str:
 
 
 def split_tokens(text: str) -> list[str]:
-    """The tokens of a rack, meld or hand as written: separated by spaces, commas or the like."""
+    """The tokens of a rack, meld or hand as written: separated by spaces or commas."""
     return [t for t in _SEPARATORS.split(text.strip()) if t]
 
 
