@@ -90,7 +90,10 @@ MAX_TRACE_HANDS = 5000
 REACH = 20  # careful: an opponent this many points a hand short of the target is one hand away
 
 # What _play_hand and its phases work on, as named records of arrays (numba named
-# tuples: passed as their members, no cost over positional arguments). A chunk's setup:
+# tuples, passed as their members). The phases allocate nothing and are compiled without
+# reference counting (sim.jit): a counted kernel would count every array it reads from a
+# record in and out, atomic operations that cost a quarter of the engine's speed. A
+# chunk's setup:
 # the seed, the rules (rp), each seat's bot and the card orders of a scenario's first
 # hands (``fixed``, one row a hand).
 Setup = namedtuple("Setup", "seed rp policies fixed")
@@ -208,7 +211,7 @@ def _emit(tr, hand, seat, turn, action, a, b, c, d):
     g[G_NEVENTS] = n + 1
 
 
-@kernel(I1, I2, i64, I2, i64, TRACE, i64, i64, i64)
+@kernel(I1, I2, i64, I2, i64, TRACE, i64, i64, i64, counted=False)
 def _lay_down(h, table, nt, path, steps, tr, hand, seat, turn):
     """Move the melds and lay-offs of arrangement ``path`` from ``h`` to the table; the
     number of table melds afterwards and the points placed (jit-compiled)."""
@@ -333,7 +336,7 @@ def _deal(setup, hs, match_id, hand, dealer):
     seats[:, S_TAKE] = -1
 
 
-@kernel(HAND_STATE, TRACE, i64, i64, i64, i64, i64, i64)
+@kernel(HAND_STATE, TRACE, i64, i64, i64, i64, i64, i64, counted=False)
 def _draw(hs, tr, hand, seat, turn, nt, npile, stock):
     """C-TURN-1: ``seat`` draws the discard's top if it adds to what the hand can lay down
     now, else the stock's; returns ``(forbid, npile, stock)``, ``forbid`` the card it may
@@ -361,7 +364,7 @@ def _draw(hs, tr, hand, seat, turn, nt, npile, stock):
     return forbid, npile, stock
 
 
-@kernel(I1, HAND_STATE, TRACE, i64, i64, i64, i64, i64, i64)
+@kernel(I1, HAND_STATE, TRACE, i64, i64, i64, i64, i64, i64, counted=False)
 def _go_out(rp, hs, tr, hand, seat, turn, nt, forbid, npile):
     """C-OUT-1/2: ``seat``, whose hand the solver found can go out (``hs.paths[2]``), lays
     everything down and discards the last card; returns ``(finish, points)``, scored
@@ -396,7 +399,7 @@ def _go_out(rp, hs, tr, hand, seat, turn, nt, forbid, npile):
     return (FINISH_RUMMY if rummy else FINISH_OUT), points
 
 
-@kernel(I1, boolean, HAND_STATE, TRACE, I1, i64, i64, i64, i64, i64, i64, i64)
+@kernel(I1, boolean, HAND_STATE, TRACE, I1, i64, i64, i64, i64, i64, i64, i64, counted=False)
 def _meld_and_discard(rp, careful, hs, tr, totals, hand, seat, turn, nt, forbid, npile, stock_left):
     """A turn that does not go out: lay down what the solver found (``hs.paths[1]``) if the
     bot does now, then discard (C-TURN-1); returns ``(nt, npile)`` (jit-compiled)."""
@@ -416,7 +419,7 @@ def _meld_and_discard(rp, careful, hs, tr, totals, hand, seat, turn, nt, forbid,
     return nt, npile + 1
 
 
-@kernel(SETUP, HAND_STATE, TRACE, i64, i64, i64, I1, I1, I2)
+@kernel(SETUP, HAND_STATE, TRACE, i64, i64, i64, I1, I1, I2, counted=False)
 def _play_hand(setup, hs, tr, match_id, hand, dealer, totals, out_h, out_p):
     """Play hand ``hand`` of match ``match_id`` dealt by ``dealer``, score it into ``totals``,
     and fill its row ``out_h`` and its players' rows ``out_p`` (jit-compiled)."""

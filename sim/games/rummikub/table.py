@@ -38,9 +38,11 @@ tile: a table tile like the others, a joker only where K-MELD-2 counts jokers (s
 
 from __future__ import annotations
 
+from collections import namedtuple
+
 import numpy as np
 
-from sim.jit import I1, I2, boolean, i64, kernel
+from sim.jit import I1, I2, boolean, i64, kernel, record_of
 from sim.solver.layout import F_COLOURS, F_FIRST, F_JOKERS, F_KEY, F_KIND, F_LEN, RUN, SET
 from sim.tiles import JOKER, NUMBERS
 
@@ -100,6 +102,19 @@ _BEST_PATH = _KEYS + DEPTH * (KEY + 1)
 _BEST_TOOK = _BEST_PATH + DEPTH
 STATS = _BEST_TOOK + DEPTH  # the counters: [memo entries, best path length, positions visited, free jokers]
 _MEMO = STATS + 4
+
+
+# The scratch of one solve by name, as the search reads it: the views of ``space`` above
+# and the arrays solve allocates (each kind's weight, the table tiles that need a joker,
+# the position's key, a colour's open runs, a meld's tiles, a key looked up again; per
+# depth: cut by the bound, a table found below, the memo slot probed; per kind: the
+# tiles in play and whether a meld can hold them). The search and
+# its helpers are compiled without reference counting, so reading a member costs nothing.
+Scratch = namedtuple("Scratch", "f o placed pin pin_kinds options n_opts next_opt took entry_w keys best_path "
+                                "best_took stats memo memo_used weights needy key runs tiles here cut found probe "
+                                "total alive")
+SCRATCH = record_of(Scratch, I1, I1, I1, I1, I1, I2, I1, I1, I1, I1, I2, I1, I1, I1, I1, I1, I1, I1, I1, I1, I1,
+                    I1, I1, I1, I1, I1, I1)
 
 
 def new_space(memo_bits: int) -> np.ndarray:
@@ -583,18 +598,19 @@ def _place_jokers(out, rows, jokers, cyclic):
 # --- the phases of a solve: set up, the search's steps, the table written out -----------------
 
 
-@kernel(I1, I1, I1, i64, i64, i64, boolean, I1, I1, I1, I1, I1, I1, I1, I1, I1)
-def _begin(table, pins, rack, objective, joker_value, g3max, cyclic, f, o, placed, pin, pin_kinds, weights,
-           needy, key, placed_out):
+@kernel(I1, I1, I1, i64, i64, i64, boolean, SCRATCH, I1, counted=False)
+def _begin(table, pins, rack, objective, joker_value, g3max, cyclic, sc, placed_out):
     """Set a solve up: the counts left (rack tiles no meld can hold set aside), each kind's
     weight, the table tiles that need a joker in ``needy``, the first position's ``key``;
     returns ``(needy tiles, weight of the rack left)``, -1 tiles when a table tile no meld
     can hold makes every table fail (jit-compiled)."""
+    f, o, placed, pin, pin_kinds, weights, needy, key = sc.f, sc.o, sc.placed, sc.pin, sc.pin_kinds, sc.weights, \
+        sc.needy, sc.key
+    total, alive = sc.total, sc.alive
     for k in range(KINDS):
         n = k % NUMBERS + 1
         weights[k] = PRIMARY * n + 1 if objective == 0 else PRIMARY + n
     weights[KINDS] = PRIMARY * joker_value + 1 if objective == 0 else PRIMARY + joker_value
-    total = np.zeros(KINDS, dtype=np.int64)
     pin_kinds[0] = -1
     pin_kinds[1] = -1
     for k in range(KINDS):
@@ -610,7 +626,6 @@ def _begin(table, pins, rack, objective, joker_value, g3max, cyclic, f, o, place
     placed[:] = 0
     placed_out[:] = 0
     jokers_in_play = f[KINDS] + o[KINDS]
-    alive = np.zeros(KINDS, dtype=np.int64)
     _alive(f, o, jokers_in_play, g3max, cyclic, alive)
     for k in range(KINDS):
         if total[k] > 0 and not alive[k]:
@@ -676,7 +691,7 @@ def _keep_best(depth, options, next_opt, took, best_path, best_took, placed, pla
     placed_out[KINDS] += extra
 
 
-@kernel(I1, I1, I1, I2, I1, I1, i64, i64, i64)
+@kernel(I1, I1, I1, I2, I1, I1, i64, i64, i64, counted=False)
 def _remember(memo, memo_used, stats, keys, probe, here, depth, bound, memo_mask):
     """Remember that every completion of the position at ``depth`` (``keys[depth]``) is
     worth at most ``bound`` (or :data:`_NO_TABLE`); returns the memo's mask, widened to
@@ -826,59 +841,18 @@ _TRY = 1  # try the position's next option, or remember it searched through
 _BACK = 2  # back up to the parent, giving its option's tiles back
 
 
-@kernel(I1, I1, I1, i64, i64, i64, boolean, i64, SPACE, I2, I1, entry=True)
-def solve(table, pins, rack, objective, joker_value, g3max, cyclic, floor, space, out, placed_out):
-    """The best play of ``rack`` onto ``table`` (count vectors of 53, jokers at 52; the
-    table's free jokers at 52, its bound jokers in ``pins``, by the tile each stands for,
-    at most two, K-JOKER-2): returns ``(weight, rows)``. The weight is ``PRIMARY *
-    primary + secondary``, primary the objective (0: value, a rack joker at
-    ``joker_value``; 1: tiles), secondary the other; the table afterwards is in
-    ``out[:rows]`` as meld rows (a bound joker still standing for its tile) and the rack
-    tiles placed in ``placed_out``. Only plays weighing more than ``floor`` are sought:
-    -1 for any arrangement of the tiles, 0 when the table as it stands is valid (only
-    plays worth more than nothing), more when a caller already holds a play that good
-    (the incumbent of a branch and bound over several solves); ``rows`` is -1 when there
-    is none (weight ``floor``). Weight -1: the tiles cannot form a table; -2: ``space``
-    remembers too few positions for this one, make a bigger one and solve again
+@kernel(SCRATCH, i64, i64, i64, boolean, i64, I1, counted=False)
+def _search(sc, n_needy, rem, g3max, cyclic, best, placed_out):
+    """The depth-first search of a solve set up by :func:`_begin` (``rem``: the weight of the
+    rack left), a step at a time (``mode``): enter a position, try its next option, back up.
+    Returns the best weight found (``best`` when nothing beats it), the best path in
+    ``sc.best_path`` (``sc.stats[1]`` steps, -1 for none), or -2 when the memo is too small
     (jit-compiled)."""
-    f = space[_F:_O]
-    o = space[_O:_PLACED]
-    placed = space[_PLACED:_PIN]
-    pin = space[_PIN:_PIN_KINDS]
-    pin_kinds = space[_PIN_KINDS:_OPTIONS]
-    options = space[_OPTIONS:_N_OPTS].reshape((DEPTH, OPTIONS))
-    n_opts = space[_N_OPTS:_NEXT]
-    next_opt = space[_NEXT:_TOOK]
-    took = space[_TOOK:_ENTRY_W]
-    entry_w = space[_ENTRY_W:_KEYS]
-    keys = space[_KEYS:_BEST_PATH].reshape((DEPTH, KEY + 1))
-    best_path = space[_BEST_PATH:_BEST_TOOK]
-    best_took = space[_BEST_TOOK:STATS]
-    stats = space[STATS:_MEMO]
-    slots = (space.shape[0] - _MEMO) // (KEY + 2)
-    memo = space[_MEMO:_MEMO + slots * (KEY + 1)]
-    memo_used = space[_MEMO + slots * (KEY + 1):]
-    weights = np.zeros(KINDS + 1, dtype=np.int64)
-    needy = np.zeros(KINDS, dtype=np.int64)
-    key = np.zeros(KEY, dtype=np.int64)
-    n_needy, rem = _begin(table, pins, rack, objective, joker_value, g3max, cyclic, f, o, placed, pin, pin_kinds,
-                          weights, needy, key, placed_out)
-    if n_needy < 0:
-        return -1, 0  # a table tile no meld can hold
-    # the memo starts empty
+    f, o, placed, pin, pin_kinds, key, runs, tiles, weights = (sc.f, sc.o, sc.placed, sc.pin, sc.pin_kinds, sc.key,
+                                                               sc.runs, sc.tiles, sc.weights)
+    options, n_opts, next_opt, took, entry_w, keys = sc.options, sc.n_opts, sc.next_opt, sc.took, sc.entry_w, sc.keys
+    cut, found, probe, stats, memo, memo_used = sc.cut, sc.found, sc.probe, sc.stats, sc.memo, sc.memo_used
     memo_mask = min(memo_used.shape[0], 1 << START_BITS) - 1  # widened if the search needs
-    for i in range(stats[0]):
-        memo[memo_used[i] * (KEY + 1) + KEY] = _EMPTY
-    stats[0] = 0
-    stats[1] = -1
-    stats[2] = 0
-    best = max(np.int64(-1), floor)
-    runs = np.zeros(OPEN, dtype=np.int64)
-    tiles = np.zeros(8, dtype=np.int64)
-    here = np.zeros(KEY, dtype=np.int64)
-    cut = np.zeros(DEPTH, dtype=np.int64)  # a branch below was cut by the bound
-    found = np.zeros(DEPTH, dtype=np.int64)  # a table was found below
-    probe = np.zeros(DEPTH, dtype=np.int64)  # the memo slot of each depth's position (see _memo_find)
     up_bound = 0  # what the parent learns when a position stops: cut by the bound, a table found
     up_found = 0
     w = np.int64(0)
@@ -893,7 +867,7 @@ def solve(table, pins, rack, objective, joker_value, g3max, cyclic, floor, space
             if w + rem <= best:
                 mode = _BACK
                 continue
-            if n_needy and _jokers_needed(f, o, key, needy, n_needy) > f[KINDS] + o[KINDS]:
+            if n_needy and _jokers_needed(f, o, key, sc.needy, n_needy) > f[KINDS] + o[KINDS]:
                 up_bound = 0  # no table, whatever the weight
                 mode = _BACK
                 continue
@@ -910,7 +884,8 @@ def solve(table, pins, rack, objective, joker_value, g3max, cyclic, floor, space
                         best = w + extra * weights[KINDS]
                         stats[1] = depth
                         stats[3] = f[KINDS] + extra
-                        _keep_best(depth, options, next_opt, took, best_path, best_took, placed, placed_out, extra)
+                        _keep_best(depth, options, next_opt, took, sc.best_path, sc.best_took, placed, placed_out,
+                                   extra)
                 mode = _BACK
                 continue
             low = pos
@@ -942,9 +917,9 @@ def solve(table, pins, rack, objective, joker_value, g3max, cyclic, floor, space
                     bound = _NO_TABLE  # searched through, nothing stands: whatever the weight
                 up_bound = cut[depth]
                 up_found = found[depth]
-                memo_mask = _remember(memo, memo_used, stats, keys, probe, here, depth, bound, memo_mask)
+                memo_mask = _remember(memo, memo_used, stats, keys, probe, sc.here, depth, bound, memo_mask)
                 if memo_mask < 0:
-                    return -2, 0  # a position bigger than the memory: the caller grows it
+                    return -2  # a position bigger than the memory: the caller grows it
                 mode = _BACK
                 continue
             opt = options[depth, next_opt[depth]]
@@ -984,6 +959,58 @@ def solve(table, pins, rack, objective, joker_value, g3max, cyclic, floor, space
             for i in range(KEY):
                 key[i] = keys[depth, i]
             mode = _TRY
+    return best
+
+
+@kernel(I1, I1, I1, i64, i64, i64, boolean, i64, SPACE, I2, I1, entry=True)
+def solve(table, pins, rack, objective, joker_value, g3max, cyclic, floor, space, out, placed_out):
+    """The best play of ``rack`` onto ``table`` (count vectors of 53, jokers at 52; the
+    table's free jokers at 52, its bound jokers in ``pins``, by the tile each stands for,
+    at most two, K-JOKER-2): returns ``(weight, rows)``. The weight is ``PRIMARY *
+    primary + secondary``, primary the objective (0: value, a rack joker at
+    ``joker_value``; 1: tiles), secondary the other; the table afterwards is in
+    ``out[:rows]`` as meld rows (a bound joker still standing for its tile) and the rack
+    tiles placed in ``placed_out``. Only plays weighing more than ``floor`` are sought:
+    -1 for any arrangement of the tiles, 0 when the table as it stands is valid (only
+    plays worth more than nothing), more when a caller already holds a play that good
+    (the incumbent of a branch and bound over several solves); ``rows`` is -1 when there
+    is none (weight ``floor``). Weight -1: the tiles cannot form a table; -2: ``space``
+    remembers too few positions for this one, make a bigger one and solve again
+    (jit-compiled)."""
+    f = space[_F:_O]
+    o = space[_O:_PLACED]
+    placed = space[_PLACED:_PIN]
+    pin = space[_PIN:_PIN_KINDS]
+    pin_kinds = space[_PIN_KINDS:_OPTIONS]
+    options = space[_OPTIONS:_N_OPTS].reshape((DEPTH, OPTIONS))
+    n_opts = space[_N_OPTS:_NEXT]
+    next_opt = space[_NEXT:_TOOK]
+    took = space[_TOOK:_ENTRY_W]
+    entry_w = space[_ENTRY_W:_KEYS]
+    keys = space[_KEYS:_BEST_PATH].reshape((DEPTH, KEY + 1))
+    best_path = space[_BEST_PATH:_BEST_TOOK]
+    best_took = space[_BEST_TOOK:STATS]
+    stats = space[STATS:_MEMO]
+    slots = (space.shape[0] - _MEMO) // (KEY + 2)
+    memo = space[_MEMO:_MEMO + slots * (KEY + 1)]
+    memo_used = space[_MEMO + slots * (KEY + 1):]
+    sc = Scratch(f, o, placed, pin, pin_kinds, options, n_opts, next_opt, took, entry_w, keys, best_path, best_took,
+                 stats, memo, memo_used, np.zeros(KINDS + 1, dtype=np.int64), np.zeros(KINDS, dtype=np.int64),
+                 np.zeros(KEY, dtype=np.int64), np.zeros(OPEN, dtype=np.int64), np.zeros(8, dtype=np.int64),
+                 np.zeros(KEY, dtype=np.int64), np.zeros(DEPTH, dtype=np.int64), np.zeros(DEPTH, dtype=np.int64),
+                 np.zeros(DEPTH, dtype=np.int64), np.zeros(KINDS, dtype=np.int64), np.zeros(KINDS, dtype=np.int64))
+    n_needy, rem = _begin(table, pins, rack, objective, joker_value, g3max, cyclic, sc, placed_out)
+    if n_needy < 0:
+        return -1, 0  # a table tile no meld can hold
+    # the memo starts empty
+    for i in range(stats[0]):
+        memo[memo_used[i] * (KEY + 1) + KEY] = _EMPTY
+    stats[0] = 0
+    stats[1] = -1
+    stats[2] = 0
+    best = _search(sc, n_needy, rem, g3max, cyclic, max(np.int64(-1), floor), placed_out)
+    if best == -2:
+        return -2, 0  # a position bigger than the memory: the caller grows it
     if stats[1] < 0:
         return max(np.int64(-1), floor), -1
     rows = _rows_of_path(best_path, best_took, stats[1], out)
