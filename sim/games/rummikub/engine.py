@@ -29,16 +29,14 @@ the play empties its rack or the pool is down to :data:`LOW_POOL` tiles.
 
 from __future__ import annotations
 
-from collections import namedtuple
-
 import numpy as np
 
 from sim.deal import deal_round, full_deck
 from sim.games.rummikub.table import OUT_ROWS, PRIMARY
 from sim.games.rummikub.table import SPACE as TABLE_SPACE
 from sim.games.rummikub.tableturn import FREED_LEN, WORK, best_play, row_tiles
-from sim.jit import I1, I2, I3, U1, boolean, copy_row, copy_rows, i64, kernel, record_of, tuple_of
-from sim.solver.arrays import SOLVER_ARRAYS, SOLVER_SPACE, SolverSpace, best_melds
+from sim.jit import I1, I2, I3, U1, boolean, copy_row, copy_rows, i64, kernel, tuple_of
+from sim.solver.arrays import SOLVER_ARRAYS, SOLVER_SPACE, best_melds
 from sim.solver.kernel import LEAF_LEN, new_space
 from sim.solver.layout import F_LEN, MELD_FIELDS
 from sim.solver.runs import new_run_space
@@ -85,10 +83,8 @@ R_LEN = 7
  P_JOKERS_LEFT, P_SCORE, P_TURNS) = range(10)
 P_LEN = 10
 
-# Everything a round needs (see new_round_space) as a named record; the table play's work
-# arrays are those of sim.games.rummikub.tableturn.WORK.
-RoundSpace = namedtuple("RoundSpace", "racks table ps g space rows work deck bits")
-ROUND_SPACE = record_of(RoundSpace, I2, I2, I2, I1, SOLVER_SPACE, I2, WORK, I1, U1)
+# The table play's work arrays are those of sim.games.rummikub.tableturn.WORK.
+ROUND_SPACE = tuple_of(I2, I2, I2, I1, SOLVER_SPACE, I2, WORK, I1, U1)
 TRACE = tuple_of(I2, I3, I2)
 
 
@@ -344,7 +340,7 @@ def score_round(racks, ps, g, rp):
 @kernel(inline=True)
 def play_round(deck, rp, policies, S, rs, ts, trace):
     """Play one round from the tile order ``deck``; results stay in ``rs``."""
-    racks, table, ps, g = rs.racks, rs.table, rs.ps, rs.g
+    racks, table, ps, g, space, rows, work, _, _ = rs
     events = trace[0]
     players = rp[RP_PLAYERS]
     racks[:, :] = 0
@@ -364,7 +360,7 @@ def play_round(deck, rp, policies, S, rs, ts, trace):
     g[G_POOL] = pos
     p = 0
     while True:
-        if play_turn(p, deck, racks, table, ps, g, rp, S, rs.space, rs.rows, ts, rs.work, trace):
+        if play_turn(p, deck, racks, table, ps, g, rp, S, space, rows, ts, work, trace):
             break
         if g[G_TURNS] >= MAX_TURNS:
             g[G_ERROR] = ERR_TOO_LONG
@@ -377,12 +373,12 @@ def play_round(deck, rp, policies, S, rs, ts, trace):
 @kernel(i64, i64, i64, entry=True)
 def new_round_space(n_states, players, set_jokers):
     """Everything one round needs but the table solver's scratch, allocated once per chunk."""
-    return RoundSpace(
+    return (
         np.zeros((players, COUNTS_LEN), dtype=np.int64),  # racks
         np.zeros((MAX_TABLE, MELD_FIELDS), dtype=np.int64),  # table
         np.zeros((players, PS_LEN), dtype=np.int64),  # player state
         np.zeros(G_LEN, dtype=np.int64),  # round counters
-        SolverSpace(new_space(n_states), new_run_space(n_states), np.empty(LEAF_LEN, dtype=np.int64)),
+        (new_space(n_states), new_run_space(n_states), np.empty(LEAF_LEN, dtype=np.int64)),
         np.zeros((MAX_TABLE, MELD_FIELDS), dtype=np.int64),  # opening melds
         (np.zeros(COUNTS_LEN, dtype=np.int64), np.zeros(COUNTS_LEN, dtype=np.int64),
          np.zeros(COUNTS_LEN, dtype=np.int64), np.zeros(COUNTS_LEN, dtype=np.int64),
@@ -406,12 +402,12 @@ def play_rounds(seed, start, count, rp, policies, S, rs, ts, deck_in, trace, tra
     played: fewer than ``count`` when round ``start`` + that number needs a table solver
     with more memory (``ERR_MEMO``; the caller grows ``ts`` and goes on from there)."""
     players = rp[RP_PLAYERS]
-    table, ps, g = rs.table, rs.ps, rs.g
+    _, table, ps, g, _, _, _, deck_buffer, bits = rs
     for i in range(count):
         deck = deck_in
         if deck_in.shape[0] == 0:
-            deal_round(seed, start + i, rs.deck, rs.bits, rp[RP_DUPLICATE], rp[RP_RACK], 0)
-            deck = rs.deck
+            deal_round(seed, start + i, deck_buffer, bits, rp[RP_DUPLICATE], rp[RP_RACK], 0)
+            deck = deck_buffer
         g[G_TRACE] = 1 if tracing else 0
         play_round(deck, rp, policies, S, rs, ts, trace)
         if g[G_ERROR] == ERR_MEMO:

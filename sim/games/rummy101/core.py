@@ -237,8 +237,10 @@ def melds_upper_bound(rack):
 @kernel(inline=True)
 def melds_value(rack, keep, S, space):
     """Best melds value of a rack keeping a discard (T-OPEN-4), or 0."""
-    s, _ = best_score(rack, -1, keep, False, S.g_ptr, S.g_use, S.g_jokers, S.g_tiles, S.g_from, S.g_minj,
-                      S.run_table, S.states, S.tptr, S.tto, S.tdj, S.tk, S.tnoend, space.search)
+    (g_ptr, g_use, g_jokers, g_tiles, g_from, g_minj, run_table, states, tptr, tto, tdj, tk, tnoend,
+     _, _, _, _, _, _) = S
+    s, _ = best_score(rack, -1, keep, False, g_ptr, g_use, g_jokers, g_tiles, g_from, g_minj,
+                      run_table, states, tptr, tto, tdj, tk, tnoend, space[0])
     v = value_of(s)
     return v if v > 0 else 0
 
@@ -246,22 +248,25 @@ def melds_value(rack, keep, S, space):
 @kernel(inline=True)
 def melds_layout(rack, keep, S, space, out):
     """Best melds of a rack keeping a discard: ``(value, rows)`` into ``out``."""
-    s = search(rack, -1, False, S.g_ptr, S.g_use, S.g_jokers, S.g_tiles, S.g_from, S.g_minj, S.run_table, S.states,
-               S.tptr, S.tto, S.tdj, S.tk, S.tnoend, True, space.leaf, space.search)
+    (g_ptr, g_use, g_jokers, g_tiles, g_from, g_minj, run_table, states, tptr, tto, tdj, tk, tnoend,
+     mends, mstarts, mgive, nsets, set_colours, set_jokers) = S
+    search_space, run_space, leaf = space
+    s = search(rack, -1, False, g_ptr, g_use, g_jokers, g_tiles, g_from, g_minj, run_table, states,
+               tptr, tto, tdj, tk, tnoend, True, leaf, search_space)
     aside = -1
     if keep and s > 0 and tiles_of(s) >= rack_tiles(rack):
         # The best lay-down empties the rack (T-OPEN-4): set a tile aside, then record.
-        s, aside = best_score(rack, -1, keep, False, S.g_ptr, S.g_use, S.g_jokers, S.g_tiles, S.g_from,
-                              S.g_minj, S.run_table, S.states, S.tptr, S.tto, S.tdj, S.tk, S.tnoend, space.search)
+        s, aside = best_score(rack, -1, keep, False, g_ptr, g_use, g_jokers, g_tiles, g_from,
+                              g_minj, run_table, states, tptr, tto, tdj, tk, tnoend, search_space)
         if aside >= 0:
             rack[aside] -= 1
-            search(rack, -1, False, S.g_ptr, S.g_use, S.g_jokers, S.g_tiles, S.g_from, S.g_minj, S.run_table,
-                   S.states, S.tptr, S.tto, S.tdj, S.tk, S.tnoend, True, space.leaf, space.search)
+            search(rack, -1, False, g_ptr, g_use, g_jokers, g_tiles, g_from, g_minj, run_table,
+                   states, tptr, tto, tdj, tk, tnoend, True, leaf, search_space)
     v = value_of(s)
     n = 0
     if v > 0:
-        n = lay_out(rack, space.leaf, -1, False, S.nsets, S.set_colours, S.set_jokers, S.states, S.tptr, S.tto, S.tdj,
-                    S.tk, S.tnoend, S.mends, S.mstarts, S.mgive, S.run_table, space.run, out)
+        n = lay_out(rack, leaf, -1, False, nsets, set_colours, set_jokers, states, tptr, tto, tdj,
+                    tk, tnoend, mends, mstarts, mgive, run_table, run_space, out)
     if aside >= 0:
         rack[aside] += 1
     return (v if v > 0 else 0), n

@@ -14,8 +14,6 @@ draw that can no longer happen).
 
 from __future__ import annotations
 
-from collections import namedtuple
-
 import numpy as np
 
 from sim.deal import deal_round, full_deck
@@ -106,20 +104,16 @@ from sim.games.rummy101.core import (
     score_round,
     take_meld_from_rack,
 )
-from sim.jit import I1, I2, I3, U1, boolean, copy_row, copy_rows, i64, kernel, record_of
-from sim.solver.arrays import SolverSpace
+from sim.jit import I1, I2, I3, U1, boolean, copy_row, copy_rows, i64, kernel, tuple_of
 from sim.solver.kernel import LEAF_LEN, new_space
 from sim.solver.layout import MAX_LAID, MELD_FIELDS
 from sim.solver.runs import new_run_space
 from sim.tiles import COUNTS_LEN, JOKER, KINDS
 
-# The scratch copy of the state for trying a joker finish (racks, table, player state,
-# round counters), and everything a round needs (see new_round_space), as named records;
-# their types are the kernels' argument types (sim.jit).
-StateCopy = namedtuple("StateCopy", "racks table ps g")
-SCRATCH = record_of(StateCopy, I2, I2, I2, I1)
-RoundSpace = namedtuple("RoundSpace", "racks table ps g space rows scratch deck bits")
-ROUND_SPACE = record_of(RoundSpace, I2, I2, I2, I1, SOLVER_SPACE, I2, SCRATCH, I1, U1)
+# The scratch copy of the state for trying a joker finish, and everything a round needs
+# (see new_round_space): argument types of the kernels (sim.jit).
+SCRATCH = tuple_of(I2, I2, I2, I1)
+ROUND_SPACE = tuple_of(I2, I2, I2, I1, SOLVER_SPACE, I2, SCRATCH, I1, U1)
 
 # Per-round and per-player output columns of play_rounds.
 R_FINISH, R_WINNER, R_TURNS, R_STOCK_LEFT, R_ERROR = range(5)
@@ -273,11 +267,11 @@ def joker_finish_possible(p, took, racks, table, ps, g, rp, events, S, space, ro
                           scratch):
     """Could ``p`` lay down everything but one joker this turn and throw it (T-FIN-2)?
     Tried on a copy of the state."""
-    c = scratch
-    _copy_state(racks, table, ps, g, c.racks, c.table, c.ps, c.g)
-    c.racks[p, JOKER] -= 1
-    used = act(p, took, c.racks, c.table, c.ps, c.g, rp, events, S, space, rows, deck_len, False, True)
-    return used and c.ps[p, PS_OPEN_KIND] != OPEN_NONE and rack_tiles(c.racks[p]) == 0
+    c_racks, c_table, c_ps, c_g = scratch
+    _copy_state(racks, table, ps, g, c_racks, c_table, c_ps, c_g)
+    c_racks[p, JOKER] -= 1
+    used = act(p, took, c_racks, c_table, c_ps, c_g, rp, events, S, space, rows, deck_len, False, True)
+    return used and c_ps[p, PS_OPEN_KIND] != OPEN_NONE and rack_tiles(c_racks[p]) == 0
 
 
 # play_turn is a kernel of its own, not inlined: numba's inlining copies a helper's IR
@@ -356,17 +350,17 @@ def play_turn(p, first, deck, racks, table, ps, g, rp, events, S, space, rows, s
 @kernel(i64, i64, i64, entry=True)
 def new_round_space(n_states, players, set_jokers):
     """Everything one round needs, allocated once per chunk."""
-    return RoundSpace(
+    return (
         np.zeros((players, COUNTS_LEN), dtype=np.int64),  # racks
         np.zeros((MAX_TABLE, TABLE_FIELDS), dtype=np.int64),  # table
         np.zeros((players, PS_LEN), dtype=np.int64),  # player state
         np.zeros(G_LEN, dtype=np.int64),  # round counters
-        SolverSpace(new_space(n_states), new_run_space(n_states), np.empty(LEAF_LEN, dtype=np.int64)),
+        (new_space(n_states), new_run_space(n_states), np.empty(LEAF_LEN, dtype=np.int64)),
         np.zeros((MAX_LAID, MELD_FIELDS), dtype=np.int64),  # meld rows
-        StateCopy(np.zeros((players, COUNTS_LEN), dtype=np.int64),
-                  np.zeros((MAX_TABLE, TABLE_FIELDS), dtype=np.int64),
-                  np.zeros((players, PS_LEN), dtype=np.int64),
-                  np.zeros(G_LEN, dtype=np.int64)),  # scratch copy for trying a joker finish
+        (np.zeros((players, COUNTS_LEN), dtype=np.int64),
+         np.zeros((MAX_TABLE, TABLE_FIELDS), dtype=np.int64),
+         np.zeros((players, PS_LEN), dtype=np.int64),
+         np.zeros(G_LEN, dtype=np.int64)),  # scratch copy for trying a joker finish
         full_deck(set_jokers),  # the round's tiles
         np.zeros(4, dtype=np.uint64),  # random words for the shuffle
     )
@@ -375,7 +369,7 @@ def new_round_space(n_states, players, set_jokers):
 @kernel(inline=True)
 def play_round(deck, rp, policies, S, rs, events, trace):
     """Play one round from the tile order ``deck`` (jit-compiled); results stay in ``rs``."""
-    racks, table, ps, g = rs.racks, rs.table, rs.ps, rs.g
+    racks, table, ps, g, space, rows, scratch, _, _ = rs
     players = rp[RP_PLAYERS]
     racks[:, :] = 0
     ps[:, :] = 0
@@ -397,7 +391,7 @@ def play_round(deck, rp, policies, S, rs, events, trace):
     p = 0
     first = True
     while True:
-        if play_turn(p, first, deck, racks, table, ps, g, rp, events, S, rs.space, rs.rows, rs.scratch):
+        if play_turn(p, first, deck, racks, table, ps, g, rp, events, S, space, rows, scratch):
             break
         first = False
         if g[G_TURNS] >= MAX_TURNS:
@@ -415,12 +409,12 @@ def play_rounds(seed, start, count, rp, policies, S, rs, deck_in, events, trace,
     tiles (scenario rounds); ``trace`` fills ``events``. The one entry point of the
     engine: the runner and the trace share its compiled code."""
     players = rp[RP_PLAYERS]
-    ps, g = rs.ps, rs.g
+    _, _, ps, g, _, _, _, deck_buffer, bits = rs
     for i in range(count):
         deck = deck_in
         if deck_in.shape[0] == 0:
-            deal_round(seed, start + i, rs.deck, rs.bits, rp[RP_DUPLICATE], rp[RP_RACK], rp[RP_STARTER_EXTRA])
-            deck = rs.deck
+            deal_round(seed, start + i, deck_buffer, bits, rp[RP_DUPLICATE], rp[RP_RACK], rp[RP_STARTER_EXTRA])
+            deck = deck_buffer
         play_round(deck, rp, policies, S, rs, events, trace)
         out_rounds[i, R_FINISH] = g[G_FINISH]
         out_rounds[i, R_WINNER] = g[G_WINNER]
