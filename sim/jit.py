@@ -74,6 +74,13 @@ def tuple_of(*members):
     return types.Tuple(members)
 
 
+def record_of(cls, *members):
+    """The type of the named tuple class ``cls`` holding these member types: a kernel's
+    record of named arrays (``state.hands`` rather than ``state[3]``), as numba types it
+    when the record is built in a kernel (a NamedUniTuple when the members agree)."""
+    return types.BaseTuple.from_types(members, cls)
+
+
 # --- declaring kernels ------------------------------------------------------------------------
 
 

@@ -38,6 +38,8 @@ meld rows ``(kind, key, a, b)`` of :mod:`.hand` in the order they reached the ta
 
 from __future__ import annotations
 
+from collections import namedtuple
+
 import numpy as np
 
 from sim.deal import STREAM_CARD_MATCHES, below, philox_block
@@ -60,7 +62,7 @@ from sim.games.cards.hand import (
     _search,
     card_value,
 )
-from sim.jit import I1, I2, I3, U1, boolean, copy_row, i64, kernel
+from sim.jit import I1, I2, I3, U1, boolean, copy_row, i64, kernel, record_of
 
 # The rules as integers (rp).
 RP_PLAYERS, RP_SIZE, RP_DECKS, RP_TARGET, RP_PARTNERS, RP_RUMMY, RP_RUMMY_LAYOFFS, RP_LEN = range(8)
@@ -86,6 +88,25 @@ MAX_HANDS = 100_000  # the same for a match
 MAX_EVENTS = 200_000  # a traced match
 MAX_TRACE_HANDS = 5000
 REACH = 20  # careful: an opponent this many points a hand short of the target is one hand away
+
+# What _play_hand and its phases work on, as named records of arrays (numba named
+# tuples, passed as their members). The phases allocate nothing and are compiled without
+# reference counting (sim.jit): a counted kernel would count every array it reads from a
+# record in and out, atomic operations that cost a quarter of the engine's speed. A
+# chunk's setup:
+# the seed, the rules (rp), each seat's bot and the card orders of a scenario's first
+# hands (``fixed``, one row a hand).
+Setup = namedtuple("Setup", "seed rp policies fixed")
+SETUP = record_of(Setup, i64, I1, I1, I2)
+# The hand in play, allocated once per chunk: the deck in dealing order, the hands (count
+# vectors), the table's melds, the discard pile, each seat's state (S_*), the hand
+# solver's arrangements and result, and the discard choice's scratch.
+HandState = namedtuple("HandState", "deck hands table pile seats paths result kept")
+HAND_STATE = record_of(HandState, I1, I2, I2, I1, I2, I3, I1, I1)
+# The trace: one row per action (EV_*), the hands at each hand's end, the counters (G_*),
+# and whether the chunk is traced at all.
+Trace = namedtuple("Trace", "ev ends g tracing")
+TRACE = record_of(Trace, I2, I3, I1, boolean)
 
 
 def match_error(code: int, match_id: int, rules) -> Exception:
@@ -177,9 +198,10 @@ def _lays_off(path, steps):
 
 
 @kernel(inline=True)
-def _emit(ev, g, tracing, hand, seat, turn, action, a, b, c, d):
-    if not tracing:
+def _emit(tr, hand, seat, turn, action, a, b, c, d):
+    if not tr.tracing:
         return
+    ev, g = tr.ev, tr.g
     n = g[G_NEVENTS]
     if n >= ev.shape[0]:
         g[G_ERROR] = ERR_TRACE
@@ -189,10 +211,10 @@ def _emit(ev, g, tracing, hand, seat, turn, action, a, b, c, d):
     g[G_NEVENTS] = n + 1
 
 
-@kernel(inline=True)
-def _lay_down(h, table, nt, path, steps, ev, g, tracing, hand, seat, turn):
+@kernel(I1, I2, i64, I2, i64, TRACE, i64, i64, i64, counted=False)
+def _lay_down(h, table, nt, path, steps, tr, hand, seat, turn):
     """Move the melds and lay-offs of arrangement ``path`` from ``h`` to the table; the
-    number of table melds afterwards and the points placed."""
+    number of table melds afterwards and the points placed (jit-compiled)."""
     placed = 0
     for d in range(steps):
         op, a, b, c = path[d, 0], path[d, 1], path[d, 2], path[d, 3]
@@ -202,32 +224,32 @@ def _lay_down(h, table, nt, path, steps, ev, g, tracing, hand, seat, turn):
                     h[s * RANKS + a - 1] -= 1
                     placed += card_value(s * RANKS + a - 1)
             table[nt, 0], table[nt, 1], table[nt, 2], table[nt, 3] = MELD_SET, a, b, 0
-            _emit(ev, g, tracing, hand, seat, turn, ACT_MELD, MELD_SET, a, b, 0)
+            _emit(tr, hand, seat, turn, ACT_MELD, MELD_SET, a, b, 0)
             nt += 1
         elif op == OP_RUN:
             for r in range(b, c + 1):
                 h[a * RANKS + r - 1] -= 1
                 placed += card_value(a * RANKS + r - 1)
             table[nt, 0], table[nt, 1], table[nt, 2], table[nt, 3] = MELD_RUN, a, b, c
-            _emit(ev, g, tracing, hand, seat, turn, ACT_MELD, MELD_RUN, a, b, c)
+            _emit(tr, hand, seat, turn, ACT_MELD, MELD_RUN, a, b, c)
             nt += 1
         elif op == OP_LAYOFF:
             if table[a, 0] == MELD_SET:
                 table[a, 2] |= 1 << (b // RANKS)
                 h[b] -= 1
                 placed += card_value(b)
-                _emit(ev, g, tracing, hand, seat, turn, ACT_LAYOFF, b, a, 0, 0)
+                _emit(tr, hand, seat, turn, ACT_LAYOFF, b, a, 0, 0)
             elif table[a, 3] == b % RANKS:  # on the run's top (its top rank is the card's rank - 1)
                 table[a, 3] += 1
                 h[b] -= 1
                 placed += card_value(b)
-                _emit(ev, g, tracing, hand, seat, turn, ACT_LAYOFF, b, a, 0, 0)
+                _emit(tr, hand, seat, turn, ACT_LAYOFF, b, a, 0, 0)
             else:  # at its foot, the nearest card first so that the run stays a run
                 for j in range(c - 1, -1, -1):
                     table[a, 2] -= 1
                     h[b + j] -= 1
                     placed += card_value(b + j)
-                    _emit(ev, g, tracing, hand, seat, turn, ACT_LAYOFF, b + j, a, 0, 0)
+                    _emit(tr, hand, seat, turn, ACT_LAYOFF, b + j, a, 0, 0)
     return nt, placed
 
 
@@ -292,106 +314,144 @@ def _threatened(hands, seats, totals, seat, rp, stock_left):
     return close, shed
 
 
-@kernel(i64, i64, i64, i64, I1, I1, I2, I1, I2, I2, I1, I1, I2, I1, I3, I1, I2, I3, I1, boolean, I1, I2)
-def _play_hand(seed, match_id, hand, dealer, rp, policies, fixed, deck, hands, table, pile, kept, seats, totals,
-               paths, result, ev, ends, g, tracing, out_h, out_p):
-    """Play hand ``hand`` of match ``match_id`` dealt by ``dealer`` (``fixed``: the card
-    orders of a scenario's hands, used while it has rows), score it into ``totals``, and
-    fill its row ``out_h`` and its players' rows ``out_p`` (jit-compiled)."""
-    players, size, partners = rp[RP_PLAYERS], rp[RP_SIZE], rp[RP_PARTNERS]
-    n = deck.shape[0]
-    if hand < fixed.shape[0]:
-        copy_row(deck, fixed[hand])
+# --- a hand's phases: the deal, then each turn's draw, and going out or melding and discarding
+
+
+@kernel(SETUP, HAND_STATE, i64, i64, i64)
+def _deal(setup, hs, match_id, hand, dealer):
+    """Shuffle the deck of hand ``hand`` (or take the scenario's) and deal it: C-SET-1,
+    one card at a time from the dealer's left, the next card starting the discard pile;
+    every seat's state cleared (jit-compiled)."""
+    players, size = setup.rp[RP_PLAYERS], setup.rp[RP_SIZE]
+    deck, hands, seats = hs.deck, hs.hands, hs.seats
+    if hand < setup.fixed.shape[0]:
+        copy_row(deck, setup.fixed[hand])
     else:
-        shuffle_hand(seed, match_id, hand, deck, np.zeros(4, dtype=np.uint64))
+        shuffle_hand(setup.seed, match_id, hand, deck, np.zeros(4, dtype=np.uint64))
     hands[:, :] = 0
-    for j in range(size * players):  # C-SET-1: one card at a time from the dealer's left
+    for j in range(size * players):
         hands[(dealer + 1 + j) % players, deck[j]] += 1
-    pile[0] = deck[size * players]
-    npile = 1
-    stock = size * players + 1
-    nt = 0
+    hs.pile[0] = deck[size * players]
     seats[:, :] = 0
     seats[:, S_TAKE] = -1
+
+
+@kernel(HAND_STATE, TRACE, i64, i64, i64, i64, i64, i64, counted=False)
+def _draw(hs, tr, hand, seat, turn, nt, npile, stock):
+    """C-TURN-1: ``seat`` draws the discard's top if it adds to what the hand can lay down
+    now, else the stock's; returns ``(forbid, npile, stock)``, ``forbid`` the card it may
+    not throw (the discard taken, unless it holds a second copy) or -1 (jit-compiled)."""
+    h, table, paths, result = hs.hands[seat], hs.table, hs.paths, hs.result
+    top = hs.pile[npile - 1] if npile > 0 else -1
+    take = False
+    if top >= 0 and _useful(h, top, table, nt):
+        _solve(h, table, nt, -1, paths, result)
+        without = result[R_BEST]
+        twin = h[top] > 0  # C-TURN-1, two decks: the twin held may be discarded
+        h[top] += 1
+        _solve(h, table, nt, -1 if twin else top, paths, result)
+        h[top] -= 1
+        take = result[R_BEST] > without
+    if take:
+        npile -= 1
+        card, forbid = top, (-1 if h[top] > 0 else top)
+        hs.seats[seat, S_TAKE] = top
+    else:
+        card, forbid = hs.deck[stock], -1
+        stock += 1
+    h[card] += 1
+    _emit(tr, hand, seat, turn, ACT_DRAW, card, 1 if take else 0, 0, 0)
+    return forbid, npile, stock
+
+
+@kernel(I1, HAND_STATE, TRACE, i64, i64, i64, i64, i64, i64, counted=False)
+def _go_out(rp, hs, tr, hand, seat, turn, nt, forbid, npile):
+    """C-OUT-1/2: ``seat``, whose hand the solver found can go out (``hs.paths[2]``), lays
+    everything down and discards the last card; returns ``(finish, points)``, scored
+    from the other hands (C-SCORE-1/2, C-TEAM-1) (jit-compiled)."""
+    players, partners = rp[RP_PLAYERS], rp[RP_PARTNERS]
+    hands, h, table, paths, result = hs.hands, hs.hands[seat], hs.table, hs.paths, hs.result
+    rummy = hs.seats[seat, S_ANY] == 0  # C-SCORE-2: nothing placed earlier in the hand...
+    if rummy and rp[RP_RUMMY_LAYOFFS] == 0 and _lays_off(paths[2], result[R_OUT_STEPS]):
+        # ...and every card but the discard in its own new melds: an out without
+        # lay-offs, if the hand has one, else a plain out
+        _solve(h, table, 0, forbid, paths, result)
+        rummy = result[R_OUT] == 1
+        if not rummy:
+            _solve(h, table, nt, forbid, paths, result)
+    nt, placed = _lay_down(h, table, nt, paths[2], result[R_OUT_STEPS], tr, hand, seat, turn)
+    hs.seats[seat, S_MELDED] += placed
+    last = -1
+    for c in range(CARDS):
+        if h[c] > 0:
+            last = c
+    h[last] -= 1
+    hs.pile[npile] = last
+    _emit(tr, hand, seat, turn, ACT_DISCARD, last, 0, 0, 0)
+    points = 0
+    for o in range(players):  # C-SCORE-1, C-TEAM-1
+        if o != seat and not (partners and o % 2 == seat % 2):
+            for c in range(CARDS):
+                points += hands[o, c] * card_value(c)
+    if rummy:
+        points *= rp[RP_RUMMY]
+    _emit(tr, hand, seat, turn, ACT_OUT, points, 1 if rummy else 0, 0, 0)
+    return (FINISH_RUMMY if rummy else FINISH_OUT), points
+
+
+@kernel(I1, boolean, HAND_STATE, TRACE, I1, i64, i64, i64, i64, i64, i64, i64, counted=False)
+def _meld_and_discard(rp, careful, hs, tr, totals, hand, seat, turn, nt, forbid, npile, stock_left):
+    """A turn that does not go out: lay down what the solver found (``hs.paths[1]``) if the
+    bot does now, then discard (C-TURN-1); returns ``(nt, npile)`` (jit-compiled)."""
+    h, table, paths, result, seats = hs.hands[seat], hs.table, hs.paths, hs.result, hs.seats
+    close, shed = False, False
+    if careful:
+        close, shed = _threatened(hs.hands, seats, totals, seat, rp, stock_left)
+    if result[R_BEST] > 0 and (not careful or close or seats[seat, S_ANY] == 1):
+        nt, placed = _lay_down(h, table, nt, paths[1], result[R_BEST_STEPS], tr, hand, seat, turn)
+        seats[seat, S_MELDED] += placed
+        seats[seat, S_ANY] = 1
+    near = seats[(seat + 1) % rp[RP_PLAYERS], S_TAKE]
+    throw = _discard_choice(h, paths[1], result[R_BEST_STEPS], forbid, table, nt, careful, shed, near, hs.kept)
+    h[throw] -= 1
+    hs.pile[npile] = throw
+    _emit(tr, hand, seat, turn, ACT_DISCARD, throw, 0, 0, 0)
+    return nt, npile + 1
+
+
+@kernel(SETUP, HAND_STATE, TRACE, i64, i64, i64, I1, I1, I2, counted=False)
+def _play_hand(setup, hs, tr, match_id, hand, dealer, totals, out_h, out_p):
+    """Play hand ``hand`` of match ``match_id`` dealt by ``dealer``, score it into ``totals``,
+    and fill its row ``out_h`` and its players' rows ``out_p`` (jit-compiled)."""
+    rp = setup.rp
+    players = rp[RP_PLAYERS]
+    hands, seats = hs.hands, hs.seats
+    n = hs.deck.shape[0]
+    _deal(setup, hs, match_id, hand, dealer)
+    npile = 1
+    stock = rp[RP_SIZE] * players + 1
+    nt = 0
     seat = (dealer + 1) % players  # C-SET-2
     turns = 0
     finish, winner, points = FINISH_WASH, -1, 0
     while True:
         if stock >= n:  # C-WASH-1: the player to move finds the stock empty
-            _emit(ev, g, tracing, hand, seat, seats[seat, S_TURN] + 1, ACT_WASH, 0, 0, 0, 0)
+            _emit(tr, hand, seat, seats[seat, S_TURN] + 1, ACT_WASH, 0, 0, 0, 0)
             break
         turns += 1
         if turns > MAX_TURNS:
-            g[G_ERROR] = ERR_TURNS
+            tr.g[G_ERROR] = ERR_TURNS
             break
         seats[seat, S_TURN] += 1
         turn = seats[seat, S_TURN]
-        h = hands[seat]
-        careful = policies[seat] == POLICY_CAREFUL
-        # C-TURN-1: the discard's top if it adds to what the hand can lay down now.
-        top = pile[npile - 1] if npile > 0 else -1
-        take = False
-        if top >= 0 and _useful(h, top, table, nt):
-            _solve(h, table, nt, -1, paths, result)
-            without = result[R_BEST]
-            twin = h[top] > 0  # C-TURN-1, two decks: the twin held may be discarded
-            h[top] += 1
-            _solve(h, table, nt, -1 if twin else top, paths, result)
-            h[top] -= 1
-            take = result[R_BEST] > without
-        if take:
-            npile -= 1
-            card, forbid = top, (-1 if h[top] > 0 else top)
-            seats[seat, S_TAKE] = top
-        else:
-            card, forbid = deck[stock], -1
-            stock += 1
-        h[card] += 1
-        _emit(ev, g, tracing, hand, seat, turn, ACT_DRAW, card, 1 if take else 0, 0, 0)
-        _solve(h, table, nt, forbid, paths, result)
-        if result[R_OUT]:  # C-OUT-1/2: every card but one placed, the last discarded
-            rummy = seats[seat, S_ANY] == 0  # C-SCORE-2: nothing placed earlier in the hand...
-            if rummy and rp[RP_RUMMY_LAYOFFS] == 0 and _lays_off(paths[2], result[R_OUT_STEPS]):
-                # ...and every card but the discard in its own new melds: an out without
-                # lay-offs, if the hand has one, else a plain out
-                _solve(h, table, 0, forbid, paths, result)
-                rummy = result[R_OUT] == 1
-                if not rummy:
-                    _solve(h, table, nt, forbid, paths, result)
-            nt, placed = _lay_down(h, table, nt, paths[2], result[R_OUT_STEPS], ev, g, tracing, hand, seat, turn)
-            seats[seat, S_MELDED] += placed
-            last = -1
-            for c in range(CARDS):
-                if h[c] > 0:
-                    last = c
-            h[last] -= 1
-            pile[npile] = last
-            npile += 1
-            _emit(ev, g, tracing, hand, seat, turn, ACT_DISCARD, last, 0, 0, 0)
+        forbid, npile, stock = _draw(hs, tr, hand, seat, turn, nt, npile, stock)
+        _solve(hands[seat], hs.table, nt, forbid, hs.paths, hs.result)
+        if hs.result[R_OUT]:
+            finish, points = _go_out(rp, hs, tr, hand, seat, turn, nt, forbid, npile)
             winner = seat
-            finish = FINISH_RUMMY if rummy else FINISH_OUT
-            for o in range(players):  # C-SCORE-1, C-TEAM-1
-                if o != seat and not (partners and o % 2 == seat % 2):
-                    for c in range(CARDS):
-                        points += hands[o, c] * card_value(c)
-            if rummy:
-                points *= rp[RP_RUMMY]
-            _emit(ev, g, tracing, hand, seat, turn, ACT_OUT, points, 1 if rummy else 0, 0, 0)
             break
-        close, shed = False, False
-        if careful:
-            close, shed = _threatened(hands, seats, totals, seat, rp, n - stock)
-        if result[R_BEST] > 0 and (not careful or close or seats[seat, S_ANY] == 1):
-            nt, placed = _lay_down(h, table, nt, paths[1], result[R_BEST_STEPS], ev, g, tracing, hand, seat, turn)
-            seats[seat, S_MELDED] += placed
-            seats[seat, S_ANY] = 1
-        near = seats[(seat + 1) % players, S_TAKE]
-        throw = _discard_choice(h, paths[1], result[R_BEST_STEPS], forbid, table, nt, careful, shed, near,
-                                kept)
-        h[throw] -= 1
-        pile[npile] = throw
-        npile += 1
-        _emit(ev, g, tracing, hand, seat, turn, ACT_DISCARD, throw, 0, 0, 0)
+        careful = setup.policies[seat] == POLICY_CAREFUL
+        nt, npile = _meld_and_discard(rp, careful, hs, tr, totals, hand, seat, turn, nt, forbid, npile, n - stock)
         seat = (seat + 1) % players
     if winner >= 0:
         totals[winner] += points
@@ -407,8 +467,8 @@ def _play_hand(seed, match_id, hand, dealer, rp, policies, fixed, deck, hands, t
         out_p[p, P_HAND_VALUE] = value
         out_p[p, P_SCORE] = points if p == winner else 0
         out_p[p, P_TOTAL] = totals[p]
-        if tracing and hand < ends.shape[0]:
-            copy_row(ends[hand, p], hands[p])
+        if tr.tracing and hand < tr.ends.shape[0]:
+            copy_row(tr.ends[hand, p], hands[p])
     return finish
 
 
@@ -429,6 +489,9 @@ def play_matches(seed, start, count, rp, policies, fixed, ev, ends, tracing, g, 
     totals = np.zeros(players, dtype=np.int64)
     paths = np.zeros((3, STEPS, 4), dtype=np.int64)
     result = np.zeros(R_LEN, dtype=np.int64)
+    setup = Setup(seed, rp, policies, fixed)
+    hs = HandState(deck, hands, table, pile, seats, paths, result, kept)
+    tr = Trace(ev, ends, g, tracing)
     for i in range(count):
         m = start + i
         first_row = cursor[0]
@@ -444,8 +507,7 @@ def play_matches(seed, start, count, rp, policies, fixed, ev, ends, tracing, g, 
                 cursor[0] = first_row
                 g[G_NEVENTS] = first_event
                 return i
-            finish = _play_hand(seed, m, hand, dealer, rp, policies, fixed, deck, hands, table, pile, kept, seats,
-                                totals, paths, result, ev, ends, g, tracing, out_h[row],
+            finish = _play_hand(setup, hs, tr, m, hand, dealer, totals, out_h[row],
                                 out_p[row * players:(row + 1) * players])
             cursor[0] = row + 1
             hand += 1

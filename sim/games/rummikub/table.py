@@ -38,9 +38,11 @@ tile: a table tile like the others, a joker only where K-MELD-2 counts jokers (s
 
 from __future__ import annotations
 
+from collections import namedtuple
+
 import numpy as np
 
-from sim.jit import I1, I2, boolean, i64, kernel
+from sim.jit import I1, I2, boolean, i64, kernel, record_of
 from sim.solver.layout import F_COLOURS, F_FIRST, F_JOKERS, F_KEY, F_KIND, F_LEN, RUN, SET
 from sim.tiles import JOKER, NUMBERS
 
@@ -100,6 +102,19 @@ _BEST_PATH = _KEYS + DEPTH * (KEY + 1)
 _BEST_TOOK = _BEST_PATH + DEPTH
 STATS = _BEST_TOOK + DEPTH  # the counters: [memo entries, best path length, positions visited, free jokers]
 _MEMO = STATS + 4
+
+
+# The scratch of one solve by name, as the search reads it: the views of ``space`` above
+# and the arrays solve allocates (each kind's weight, the table tiles that need a joker,
+# the position's key, a colour's open runs, a meld's tiles, a key looked up again; per
+# depth: cut by the bound, a table found below, the memo slot probed; per kind: the
+# tiles in play and whether a meld can hold them). The search and
+# its helpers are compiled without reference counting, so reading a member costs nothing.
+Scratch = namedtuple("Scratch", "f o placed pin pin_kinds options n_opts next_opt took entry_w keys best_path "
+                                "best_took stats memo memo_used weights needy key runs tiles here cut found probe "
+                                "total alive")
+SCRATCH = record_of(Scratch, I1, I1, I1, I1, I1, I2, I1, I1, I1, I1, I2, I1, I1, I1, I1, I1, I1, I1, I1, I1, I1,
+                    I1, I1, I1, I1, I1, I1)
 
 
 def new_space(memo_bits: int) -> np.ndarray:
@@ -580,44 +595,22 @@ def _place_jokers(out, rows, jokers, cyclic):
             jokers -= 1
 
 
-@kernel(I1, I1, I1, i64, i64, i64, boolean, i64, SPACE, I2, I1, entry=True)
-def solve(table, pins, rack, objective, joker_value, g3max, cyclic, floor, space, out, placed_out):
-    """The best play of ``rack`` onto ``table`` (count vectors of 53, jokers at 52; the
-    table's free jokers at 52, its bound jokers in ``pins``, by the tile each stands for,
-    at most two, K-JOKER-2): returns ``(weight, rows)``. The weight is ``PRIMARY *
-    primary + secondary``, primary the objective (0: value, a rack joker at
-    ``joker_value``; 1: tiles), secondary the other; the table afterwards is in
-    ``out[:rows]`` as meld rows (a bound joker still standing for its tile) and the rack
-    tiles placed in ``placed_out``. Only plays weighing more than ``floor`` are sought:
-    -1 for any arrangement of the tiles, 0 when the table as it stands is valid (only
-    plays worth more than nothing), more when a caller already holds a play that good
-    (the incumbent of a branch and bound over several solves); ``rows`` is -1 when there
-    is none (weight ``floor``). Weight -1: the tiles cannot form a table; -2: ``space``
-    remembers too few positions for this one, make a bigger one and solve again
-    (jit-compiled)."""
-    f = space[_F:_O]
-    o = space[_O:_PLACED]
-    placed = space[_PLACED:_PIN]
-    pin = space[_PIN:_PIN_KINDS]
-    pin_kinds = space[_PIN_KINDS:_OPTIONS]
-    options = space[_OPTIONS:_N_OPTS].reshape((DEPTH, OPTIONS))
-    n_opts = space[_N_OPTS:_NEXT]
-    next_opt = space[_NEXT:_TOOK]
-    took = space[_TOOK:_ENTRY_W]
-    entry_w = space[_ENTRY_W:_KEYS]
-    keys = space[_KEYS:_BEST_PATH].reshape((DEPTH, KEY + 1))
-    best_path = space[_BEST_PATH:_BEST_TOOK]
-    best_took = space[_BEST_TOOK:STATS]
-    stats = space[STATS:_MEMO]
-    slots = (space.shape[0] - _MEMO) // (KEY + 2)
-    memo = space[_MEMO:_MEMO + slots * (KEY + 1)]
-    memo_used = space[_MEMO + slots * (KEY + 1):]
-    weights = np.zeros(KINDS + 1, dtype=np.int64)
+# --- the phases of a solve: set up, the search's steps, the table written out -----------------
+
+
+@kernel(I1, I1, I1, i64, i64, i64, boolean, SCRATCH, I1, counted=False)
+def _begin(table, pins, rack, objective, joker_value, g3max, cyclic, sc, placed_out):
+    """Set a solve up: the counts left (rack tiles no meld can hold set aside), each kind's
+    weight, the table tiles that need a joker in ``needy``, the first position's ``key``;
+    returns ``(needy tiles, weight of the rack left)``, -1 tiles when a table tile no meld
+    can hold makes every table fail (jit-compiled)."""
+    f, o, placed, pin, pin_kinds, weights, needy, key = sc.f, sc.o, sc.placed, sc.pin, sc.pin_kinds, sc.weights, \
+        sc.needy, sc.key
+    total, alive = sc.total, sc.alive
     for k in range(KINDS):
         n = k % NUMBERS + 1
         weights[k] = PRIMARY * n + 1 if objective == 0 else PRIMARY + n
     weights[KINDS] = PRIMARY * joker_value + 1 if objective == 0 else PRIMARY + joker_value
-    total = np.zeros(KINDS, dtype=np.int64)
     pin_kinds[0] = -1
     pin_kinds[1] = -1
     for k in range(KINDS):
@@ -633,7 +626,6 @@ def solve(table, pins, rack, objective, joker_value, g3max, cyclic, floor, space
     placed[:] = 0
     placed_out[:] = 0
     jokers_in_play = f[KINDS] + o[KINDS]
-    alive = np.zeros(KINDS, dtype=np.int64)
     _alive(f, o, jokers_in_play, g3max, cyclic, alive)
     for k in range(KINDS):
         if total[k] > 0 and not alive[k]:
@@ -643,7 +635,6 @@ def solve(table, pins, rack, objective, joker_value, g3max, cyclic, floor, space
     # Table tiles no meld without a joker can hold: a branch that spends the jokers they
     # need elsewhere is dropped as soon as it has (a table joker held in a meld where its
     # tile is missing otherwise makes the search try that joker everywhere before it).
-    needy = np.zeros(KINDS, dtype=np.int64)
     n_needy = 0
     if jokers_in_play > 0:
         _alive(f, o, 0, g3max, cyclic, alive)
@@ -651,8 +642,6 @@ def solve(table, pins, rack, objective, joker_value, g3max, cyclic, floor, space
             if f[k] > 0 and not alive[k]:
                 needy[n_needy] = k
                 n_needy += 1
-    key = np.zeros(KEY, dtype=np.int64)
-    runs = np.zeros(OPEN, dtype=np.int64)
     rem = o[KINDS] * weights[KINDS]
     for k in range(KINDS):
         # f + 4 o in 4 bits: with two jokers bound to a tile whose copies are both on the
@@ -663,201 +652,130 @@ def solve(table, pins, rack, objective, joker_value, g3max, cyclic, floor, space
     for i in range(2):
         if pin_kinds[i] >= 0:
             key[4] |= pin[pin_kinds[i]] << (8 + 2 * i)
-    # the memo starts empty
-    memo_mask = min(memo_used.shape[0], 1 << START_BITS) - 1  # widened if the search needs
-    for i in range(stats[0]):
-        memo[memo_used[i] * (KEY + 1) + KEY] = _EMPTY
-    stats[0] = 0
-    stats[1] = -1
-    stats[2] = 0
-    best = max(np.int64(-1), floor)
-    tiles = np.zeros(8, dtype=np.int64)
-    here = np.zeros(KEY, dtype=np.int64)
-    cut = np.zeros(DEPTH, dtype=np.int64)  # a branch below was cut by the bound
-    found = np.zeros(DEPTH, dtype=np.int64)  # a table was found below
-    probe = np.zeros(DEPTH, dtype=np.int64)  # the memo slot of each depth's position (see _memo_find)
-    up_bound = 0
-    up_found = 0
-    w = np.int64(0)
-    depth = 0
-    mode = 0  # 0: enter a position, 1: try its next option, 2: back up
-    low = 0  # where the search for the lowest tile starts
-    while True:
-        if mode == 0:
-            stats[2] += 1
-            up_bound = 1  # what the parent learns if this position stops here: cut by the bound
-            up_found = 0
-            if w + rem <= best:
-                mode = 2
-                continue
-            if n_needy and _jokers_needed(f, o, key, needy, n_needy) > f[KINDS] + o[KINDS]:
-                up_bound = 0  # no table, whatever the weight
-                mode = 2
-                continue
-            x = -1
-            for pos in range(low, KINDS):
-                k = (pos % COLOURS) * NUMBERS + pos // COLOURS
-                if f[k] + o[k] > 0:
-                    x = k
-                    low = pos
-                    break
-            if x < 0:
-                # Every numbered tile placed; the jokers left join melds with room (a run
-                # shorter than 13, a group of three), the table's first.
-                room = (key[4] >> 4) & 3
-                for c in range(COLOURS):
-                    _read_runs(key, c, runs)
-                    for i in range(OPEN):
-                        if runs[i]:
-                            room += _slots(runs[i])
-                room = min(2, room)
-                up_bound = 0
-                if f[KINDS] <= room:
-                    up_found = 1
-                    extra = min(o[KINDS], room - f[KINDS])
-                    if w + extra * weights[KINDS] > best:
-                        best = w + extra * weights[KINDS]
-                        stats[1] = depth
-                        stats[3] = f[KINDS] + extra
-                        for d in range(depth):
-                            best_path[d] = options[d, next_opt[d] - 1]
-                            best_took[d] = took[d]
-                        for k in range(KINDS + 1):
-                            placed_out[k] = placed[k]
-                        placed_out[KINDS] += extra
-                mode = 2
-                continue
-            _close_runs(f, o, key)
-            slot = _memo_find(memo, key, memo_mask)
-            probe[depth] = slot
-            if slot >= 0 and memo[slot * (KEY + 1) + KEY] + w <= best:
-                if memo[slot * (KEY + 1) + KEY] == _NO_TABLE:
-                    up_bound = 0
-                mode = 2
-                continue
-            entry_w[depth] = w
-            cut[depth] = 0
-            found[depth] = 0
+    return n_needy, rem
+
+
+@kernel(I1, I1, i64, counted=False)
+def _lowest(f, o, low):
+    """The place (number, then colour: ``pos % COLOURS`` the colour) of the lowest tile
+    left from place ``low`` on, -1 when every numbered tile is placed (jit-compiled)."""
+    for pos in range(low, KINDS):
+        k = (pos % COLOURS) * NUMBERS + pos // COLOURS
+        if f[k] + o[k] > 0:
+            return pos
+    return -1
+
+
+@kernel(I1, I1, counted=False)
+def _joker_room(key, runs):
+    """Room for free jokers once every numbered tile is placed, 2 at most: the closed
+    runs' and groups' (word 4 of the key) and every open run's (jit-compiled)."""
+    room = (key[4] >> 4) & 3
+    for c in range(COLOURS):
+        _read_runs(key, c, runs)
+        for i in range(OPEN):
+            if runs[i]:
+                room += _slots(runs[i])
+    return min(2, room)
+
+
+@kernel(i64, I2, I1, I1, I1, I1, I1, I1, i64, counted=False)
+def _keep_best(depth, options, next_opt, took, best_path, best_took, placed, placed_out, extra):
+    """A new best: keep the path to ``depth`` (each depth's option and its record) and the
+    rack tiles placed, ``extra`` free rack jokers more (jit-compiled)."""
+    for d in range(depth):
+        best_path[d] = options[d, next_opt[d] - 1]
+        best_took[d] = took[d]
+    for k in range(KINDS + 1):
+        placed_out[k] = placed[k]
+    placed_out[KINDS] += extra
+
+
+@kernel(I1, I1, I1, I2, I1, I1, i64, i64, i64, counted=False)
+def _remember(memo, memo_used, stats, keys, probe, here, depth, bound, memo_mask):
+    """Remember that every completion of the position at ``depth`` (``keys[depth]``) is
+    worth at most ``bound`` (or :data:`_NO_TABLE`); returns the memo's mask, widened to
+    every slot when a quarter of the first ones fill, or -1 when the memo is full and
+    could be bigger (the solve returns -2) (jit-compiled)."""
+    slot = probe[depth]
+    if slot == _NO_SLOT or (slot < 0 and memo[(-1 - slot) * (KEY + 1) + KEY] != _EMPTY):
+        # the empty slot found on entry was taken since: look again
+        for i in range(KEY):
+            here[i] = keys[depth, i]
+        slot = _memo_find(memo, here, memo_mask)
+    if slot >= 0:
+        if bound < memo[slot * (KEY + 1) + KEY]:
+            memo[slot * (KEY + 1) + KEY] = bound
+    elif stats[0] >= (memo_mask + 1) * 3 // 4 and memo_mask + 1 == memo_used.shape[0]:
+        if memo_mask + 1 < (1 << MAX_MEMO_BITS):
+            return -1  # a position bigger than the memory: the caller grows it
+    else:
+        if stats[0] >= (memo_mask + 1) // 4 and memo_mask + 1 < memo_used.shape[0]:
+            # a quarter full: a big search, given every slot at once
+            memo_mask = memo_used.shape[0] - 1
+            _memo_spread(memo, memo_used, stats[0], memo_mask)
+            probe[:depth] = _NO_SLOT  # the slots moved
             for i in range(KEY):
-                keys[depth, i] = key[i]
-            keys[depth, KEY] = low
-            may_leave = 1 if f[x] == 0 else 0
-            n_opts[depth] = _options(f, o, pin, key, x, f[KINDS] + o[KINDS], g3max, may_leave, cyclic, runs,
-                                     options[depth])
-            next_opt[depth] = 0
-            mode = 1
-        elif mode == 1:
-            if next_opt[depth] == n_opts[depth]:
-                # every completion of this position is worth at most best - its entry weight
-                slot = probe[depth]
-                if slot == _NO_SLOT or (slot < 0 and memo[(-1 - slot) * (KEY + 1) + KEY] != _EMPTY):
-                    # the empty slot found on entry was taken since: look again
-                    for i in range(KEY):
-                        here[i] = keys[depth, i]
-                    slot = _memo_find(memo, here, memo_mask)
-                bound = best - entry_w[depth]
-                if not cut[depth] and not found[depth]:
-                    bound = _NO_TABLE  # searched through, nothing stands: whatever the weight
-                up_bound = cut[depth]
-                up_found = found[depth]
-                if slot >= 0:
-                    if bound < memo[slot * (KEY + 1) + KEY]:
-                        memo[slot * (KEY + 1) + KEY] = bound
-                elif stats[0] >= (memo_mask + 1) * 3 // 4 and memo_mask + 1 == memo_used.shape[0]:
-                    if memo_mask + 1 < (1 << MAX_MEMO_BITS):
-                        return -2, 0  # a position bigger than the memory: the caller grows it
-                else:
-                    if stats[0] >= (memo_mask + 1) // 4 and memo_mask + 1 < memo_used.shape[0]:
-                        # a quarter full: a big search, given every slot at once
-                        memo_mask = memo_used.shape[0] - 1
-                        _memo_spread(memo, memo_used, stats[0], memo_mask)
-                        probe[:depth] = _NO_SLOT  # the slots moved
-                        for i in range(KEY):
-                            here[i] = keys[depth, i]
-                        slot = _memo_find(memo, here, memo_mask)
-                    s = -1 - slot
-                    for i in range(KEY):
-                        memo[s * (KEY + 1) + i] = keys[depth, i]
-                    memo[s * (KEY + 1) + KEY] = bound
-                    memo_used[stats[0]] = s
-                    stats[0] += 1
-                mode = 2
-                continue
-            opt = options[depth, next_opt[depth]]
-            next_opt[depth] += 1
-            low = keys[depth, KEY]
-            if opt == 0:  # leave the tile on the rack
-                x = (low % COLOURS) * NUMBERS + low // COLOURS
-                o[x] -= 1
-                key[x // NUMBERS] -= np.int64(1) << (4 * (x % NUMBERS) + 2)
-                rem -= weights[x]
-                took[depth] = 0
-            else:
-                size = _meld_tiles(opt, tiles)
-                kind = opt & 3
-                copies = PIN_FIRST  # which copies: a group of three says, the other melds take pinned ones first
-                if kind == 1 and (opt >> 2) & 15 != 15:
-                    copies = ((opt >> 12) & 7) << _PIN_SHIFT
-                record = _change(f, o, placed, pin, pin_kinds, key, tiles, size, copies, 1)
-                c = (opt >> 2) & 3
-                room = (key[4] >> 4) & 3
-                if kind == 3:  # a run extended: it ends at the tile now
-                    _read_runs(key, c, runs)
-                    v = (opt >> 4) & 15
-                    for i in range(OPEN):
-                        if runs[i] == v:
-                            runs[i] = tiles[0] % NUMBERS + 1
-                            break
-                    _write_runs(key, c, runs)
-                elif kind == 1:  # a group of three has room for one joker
-                    room = min(2, room + 4 - size)
-                else:
-                    tracked = False
-                    first = (opt >> 4) & 15
-                    if size == 3 and first + 2 <= NUMBERS:  # wrap-around runs are formed whole
-                        _read_runs(key, c, runs)
-                        for i in range(OPEN):
-                            if runs[i] == 0:
-                                runs[i] = first + 2
-                                room = min(2, room + min(2, first - 1))  # the room below it
-                                tracked = True
-                                break
-                        if tracked:
-                            _write_runs(key, c, runs)
-                    if not tracked:
-                        room = 2  # a run of five at most: room for both jokers
-                key[4] = (key[4] & ~np.int64(48)) | (room << 4)
-                took[depth] = record
-                g = _gain(weights, tiles, record)
-                w += g
-                rem -= g
-            depth += 1
-            mode = 0
-        else:
-            depth -= 1
-            if depth < 0:
+                here[i] = keys[depth, i]
+            slot = _memo_find(memo, here, memo_mask)
+        s = -1 - slot
+        for i in range(KEY):
+            memo[s * (KEY + 1) + i] = keys[depth, i]
+        memo[s * (KEY + 1) + KEY] = bound
+        memo_used[stats[0]] = s
+        stats[0] += 1
+    return memo_mask
+
+
+@kernel(i64, I1, I1, I1, I1, I1, I1, I1, I1, counted=False)
+def _take_meld(opt, f, o, placed, pin, pin_kinds, key, tiles, runs):
+    """Form or extend the meld of option ``opt`` (its tiles in ``tiles``) from the tiles
+    left, and track its run or its room for free jokers in the key; returns the record of
+    :func:`_change` (jit-compiled)."""
+    size = _meld_tiles(opt, tiles)
+    kind = opt & 3
+    copies = PIN_FIRST  # which copies: a group of three says, the other melds take pinned ones first
+    if kind == 1 and (opt >> 2) & 15 != 15:
+        copies = ((opt >> 12) & 7) << _PIN_SHIFT
+    record = _change(f, o, placed, pin, pin_kinds, key, tiles, size, copies, 1)
+    c = (opt >> 2) & 3
+    room = (key[4] >> 4) & 3
+    if kind == 3:  # a run extended: it ends at the tile now
+        _read_runs(key, c, runs)
+        v = (opt >> 4) & 15
+        for i in range(OPEN):
+            if runs[i] == v:
+                runs[i] = tiles[0] % NUMBERS + 1
                 break
-            cut[depth] |= up_bound
-            found[depth] |= up_found
-            opt = options[depth, next_opt[depth] - 1]
-            low = keys[depth, KEY]
-            if opt == 0:
-                x = (low % COLOURS) * NUMBERS + low // COLOURS
-                o[x] += 1
-                rem += weights[x]
-            else:
-                size = _meld_tiles(opt, tiles)
-                g = _gain(weights, tiles, took[depth])
-                _change(f, o, placed, pin, pin_kinds, key, tiles, size, took[depth], -1)
-                w -= g
-                rem += g
-            for i in range(KEY):
-                key[i] = keys[depth, i]
-            mode = 1
-    if stats[1] < 0:
-        return max(np.int64(-1), floor), -1
+        _write_runs(key, c, runs)
+    elif kind == 1:  # a group of three has room for one joker
+        room = min(2, room + 4 - size)
+    else:
+        tracked = False
+        first = (opt >> 4) & 15
+        if size == 3 and first + 2 <= NUMBERS:  # wrap-around runs are formed whole
+            _read_runs(key, c, runs)
+            for i in range(OPEN):
+                if runs[i] == 0:
+                    runs[i] = first + 2
+                    room = min(2, room + min(2, first - 1))  # the room below it
+                    tracked = True
+                    break
+            if tracked:
+                _write_runs(key, c, runs)
+        if not tracked:
+            room = 2  # a run of five at most: room for both jokers
+    key[4] = (key[4] & ~np.int64(48)) | (room << 4)
+    return record
+
+
+@kernel(I1, I1, i64, I2, counted=False)
+def _rows_of_path(best_path, best_took, steps, out):
+    """The melds of the best path (its first ``steps`` options and their records) as meld
+    rows in ``out``, each run extension added to its run; returns how many rows, free
+    jokers not yet placed (jit-compiled)."""
     rows = 0
-    for d in range(stats[1]):
+    for d in range(steps):
         opt = best_path[d]
         if opt == 0:
             continue
@@ -914,5 +832,187 @@ def solve(table, pins, rack, objective, joker_value, g3max, cyclic, floor, space
             out[rows, F_COLOURS] = 1 << c
             out[rows, F_JOKERS] = jbits
         rows += 1
+    return rows
+
+
+# The search's steps (solve's ``mode``).
+_ENTER = 0  # enter a position: bound, memo, the lowest tile's options
+_TRY = 1  # try the position's next option, or remember it searched through
+_BACK = 2  # back up to the parent, giving its option's tiles back
+
+
+@kernel(SCRATCH, i64, i64, i64, boolean, i64, I1, counted=False)
+def _search(sc, n_needy, rem, g3max, cyclic, best, placed_out):
+    """The depth-first search of a solve set up by :func:`_begin` (``rem``: the weight of the
+    rack left), a step at a time (``mode``): enter a position, try its next option, back up.
+    Returns the best weight found (``best`` when nothing beats it), the best path in
+    ``sc.best_path`` (``sc.stats[1]`` steps, -1 for none), or -2 when the memo is too small
+    (jit-compiled)."""
+    f, o, placed, pin, pin_kinds, key, runs, tiles, weights = (sc.f, sc.o, sc.placed, sc.pin, sc.pin_kinds, sc.key,
+                                                               sc.runs, sc.tiles, sc.weights)
+    options, n_opts, next_opt, took, entry_w, keys = sc.options, sc.n_opts, sc.next_opt, sc.took, sc.entry_w, sc.keys
+    cut, found, probe, stats, memo, memo_used = sc.cut, sc.found, sc.probe, sc.stats, sc.memo, sc.memo_used
+    memo_mask = min(memo_used.shape[0], 1 << START_BITS) - 1  # widened if the search needs
+    up_bound = 0  # what the parent learns when a position stops: cut by the bound, a table found
+    up_found = 0
+    w = np.int64(0)
+    depth = 0
+    mode = _ENTER
+    low = 0  # where the search for the lowest tile starts
+    while True:
+        if mode == _ENTER:
+            stats[2] += 1
+            up_bound = 1  # if this position stops here: cut by the bound
+            up_found = 0
+            if w + rem <= best:
+                mode = _BACK
+                continue
+            if n_needy and _jokers_needed(f, o, key, sc.needy, n_needy) > f[KINDS] + o[KINDS]:
+                up_bound = 0  # no table, whatever the weight
+                mode = _BACK
+                continue
+            pos = _lowest(f, o, low)
+            if pos < 0:
+                # Every numbered tile placed; the jokers left join melds with room (a run
+                # shorter than 13, a group of three), the table's first.
+                room = _joker_room(key, runs)
+                up_bound = 0
+                if f[KINDS] <= room:
+                    up_found = 1
+                    extra = min(o[KINDS], room - f[KINDS])
+                    if w + extra * weights[KINDS] > best:
+                        best = w + extra * weights[KINDS]
+                        stats[1] = depth
+                        stats[3] = f[KINDS] + extra
+                        _keep_best(depth, options, next_opt, took, sc.best_path, sc.best_took, placed, placed_out,
+                                   extra)
+                mode = _BACK
+                continue
+            low = pos
+            x = (pos % COLOURS) * NUMBERS + pos // COLOURS
+            _close_runs(f, o, key)
+            slot = _memo_find(memo, key, memo_mask)
+            probe[depth] = slot
+            if slot >= 0 and memo[slot * (KEY + 1) + KEY] + w <= best:
+                if memo[slot * (KEY + 1) + KEY] == _NO_TABLE:
+                    up_bound = 0
+                mode = _BACK
+                continue
+            entry_w[depth] = w
+            cut[depth] = 0
+            found[depth] = 0
+            for i in range(KEY):
+                keys[depth, i] = key[i]
+            keys[depth, KEY] = low
+            may_leave = 1 if f[x] == 0 else 0
+            n_opts[depth] = _options(f, o, pin, key, x, f[KINDS] + o[KINDS], g3max, may_leave, cyclic, runs,
+                                     options[depth])
+            next_opt[depth] = 0
+            mode = _TRY
+        elif mode == _TRY:
+            if next_opt[depth] == n_opts[depth]:
+                # every completion of this position is worth at most best - its entry weight
+                bound = best - entry_w[depth]
+                if not cut[depth] and not found[depth]:
+                    bound = _NO_TABLE  # searched through, nothing stands: whatever the weight
+                up_bound = cut[depth]
+                up_found = found[depth]
+                memo_mask = _remember(memo, memo_used, stats, keys, probe, sc.here, depth, bound, memo_mask)
+                if memo_mask < 0:
+                    return -2  # a position bigger than the memory: the caller grows it
+                mode = _BACK
+                continue
+            opt = options[depth, next_opt[depth]]
+            next_opt[depth] += 1
+            low = keys[depth, KEY]
+            if opt == 0:  # leave the tile on the rack
+                x = (low % COLOURS) * NUMBERS + low // COLOURS
+                o[x] -= 1
+                key[x // NUMBERS] -= np.int64(1) << (4 * (x % NUMBERS) + 2)
+                rem -= weights[x]
+                took[depth] = 0
+            else:
+                took[depth] = _take_meld(opt, f, o, placed, pin, pin_kinds, key, tiles, runs)
+                g = _gain(weights, tiles, took[depth])
+                w += g
+                rem -= g
+            depth += 1
+            mode = _ENTER
+        else:
+            depth -= 1
+            if depth < 0:
+                break
+            cut[depth] |= up_bound
+            found[depth] |= up_found
+            opt = options[depth, next_opt[depth] - 1]
+            low = keys[depth, KEY]
+            if opt == 0:
+                x = (low % COLOURS) * NUMBERS + low // COLOURS
+                o[x] += 1
+                rem += weights[x]
+            else:
+                size = _meld_tiles(opt, tiles)
+                g = _gain(weights, tiles, took[depth])
+                _change(f, o, placed, pin, pin_kinds, key, tiles, size, took[depth], -1)
+                w -= g
+                rem += g
+            for i in range(KEY):
+                key[i] = keys[depth, i]
+            mode = _TRY
+    return best
+
+
+@kernel(I1, I1, I1, i64, i64, i64, boolean, i64, SPACE, I2, I1, entry=True)
+def solve(table, pins, rack, objective, joker_value, g3max, cyclic, floor, space, out, placed_out):
+    """The best play of ``rack`` onto ``table`` (count vectors of 53, jokers at 52; the
+    table's free jokers at 52, its bound jokers in ``pins``, by the tile each stands for,
+    at most two, K-JOKER-2): returns ``(weight, rows)``. The weight is ``PRIMARY *
+    primary + secondary``, primary the objective (0: value, a rack joker at
+    ``joker_value``; 1: tiles), secondary the other; the table afterwards is in
+    ``out[:rows]`` as meld rows (a bound joker still standing for its tile) and the rack
+    tiles placed in ``placed_out``. Only plays weighing more than ``floor`` are sought:
+    -1 for any arrangement of the tiles, 0 when the table as it stands is valid (only
+    plays worth more than nothing), more when a caller already holds a play that good
+    (the incumbent of a branch and bound over several solves); ``rows`` is -1 when there
+    is none (weight ``floor``). Weight -1: the tiles cannot form a table; -2: ``space``
+    remembers too few positions for this one, make a bigger one and solve again
+    (jit-compiled)."""
+    f = space[_F:_O]
+    o = space[_O:_PLACED]
+    placed = space[_PLACED:_PIN]
+    pin = space[_PIN:_PIN_KINDS]
+    pin_kinds = space[_PIN_KINDS:_OPTIONS]
+    options = space[_OPTIONS:_N_OPTS].reshape((DEPTH, OPTIONS))
+    n_opts = space[_N_OPTS:_NEXT]
+    next_opt = space[_NEXT:_TOOK]
+    took = space[_TOOK:_ENTRY_W]
+    entry_w = space[_ENTRY_W:_KEYS]
+    keys = space[_KEYS:_BEST_PATH].reshape((DEPTH, KEY + 1))
+    best_path = space[_BEST_PATH:_BEST_TOOK]
+    best_took = space[_BEST_TOOK:STATS]
+    stats = space[STATS:_MEMO]
+    slots = (space.shape[0] - _MEMO) // (KEY + 2)
+    memo = space[_MEMO:_MEMO + slots * (KEY + 1)]
+    memo_used = space[_MEMO + slots * (KEY + 1):]
+    sc = Scratch(f, o, placed, pin, pin_kinds, options, n_opts, next_opt, took, entry_w, keys, best_path, best_took,
+                 stats, memo, memo_used, np.zeros(KINDS + 1, dtype=np.int64), np.zeros(KINDS, dtype=np.int64),
+                 np.zeros(KEY, dtype=np.int64), np.zeros(OPEN, dtype=np.int64), np.zeros(8, dtype=np.int64),
+                 np.zeros(KEY, dtype=np.int64), np.zeros(DEPTH, dtype=np.int64), np.zeros(DEPTH, dtype=np.int64),
+                 np.zeros(DEPTH, dtype=np.int64), np.zeros(KINDS, dtype=np.int64), np.zeros(KINDS, dtype=np.int64))
+    n_needy, rem = _begin(table, pins, rack, objective, joker_value, g3max, cyclic, sc, placed_out)
+    if n_needy < 0:
+        return -1, 0  # a table tile no meld can hold
+    # the memo starts empty
+    for i in range(stats[0]):
+        memo[memo_used[i] * (KEY + 1) + KEY] = _EMPTY
+    stats[0] = 0
+    stats[1] = -1
+    stats[2] = 0
+    best = _search(sc, n_needy, rem, g3max, cyclic, max(np.int64(-1), floor), placed_out)
+    if best == -2:
+        return -2, 0  # a position bigger than the memory: the caller grows it
+    if stats[1] < 0:
+        return max(np.int64(-1), floor), -1
+    rows = _rows_of_path(best_path, best_took, stats[1], out)
     _place_jokers(out, rows, stats[3], cyclic)
     return best, rows
