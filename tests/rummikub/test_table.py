@@ -347,7 +347,7 @@ def test_solver_widens_its_memo_within_a_solve():
     """A solve that fills a quarter of its first 2**START_BITS slots moves what it
     remembers to the whole table and goes on: the same play as a solver that never had
     more than those slots (and grew by solving again)."""
-    from sim.games.rummikub import table as kernels
+    from sim.games.rummikub import tablesolver as kernels
     from sim.games.rummikub.tableplay import Solver, read_table, table_counts
 
     table = ("R4 B4 Y4; B5 B6 B7 B8; R6 R7 R8 R9; R6 J(R7) R8 R9; B7 K7 Y7; Y7 Y8 Y9 Y10; K8 K9 K10 K11 K12; "

@@ -3,7 +3,7 @@
 The modules, from the rules to the data:
 
 - :mod:`.rules`: its rules, house variants and preset;
-- :mod:`.table`: the table solver (numba): the best play of a rack onto a table that may
+- :mod:`.tablesolver`: the table solver (numba): the best play of a rack onto a table that may
   be rebuilt as a whole; :mod:`.tableturn` one turn's table play, the table's jokers
   bound, freed or locked as the rules say (K-JOKER-1/2), and :mod:`.tablecall` its entry
   from Python; :mod:`.tableplay` is its Python face (:func:`sim.table_play`, ``sim solve
@@ -28,7 +28,7 @@ from sim.precision import Metric
 
 POLICIES = ("greedy", "careful")  # engine.POLICY_GREEDY, POLICY_CAREFUL
 FINISHES = ("out", "blocked", "last_call")  # engine.FINISH_*
-TABLE_MODULES = ("sim.games.rummikub.table", "sim.games.rummikub.tableturn", "sim.games.rummikub.tablecall")
+TABLE_MODULES = ("sim.games.rummikub.tablesolver", "sim.games.rummikub.tableturn", "sim.games.rummikub.tablecall")
 TABLE_SOLVER = "the Rummikub table solver"  # its workload (Family.other_workload)
 
 
@@ -41,7 +41,7 @@ class Rummikub(Family):
     balance_example = ("open_points", "20:40", "p_open_by_turn_3=0.5")
     finishes = FINISHES
     kernel_modules = ("sim.deal", "sim.solver.runs", "sim.solver.kernel", "sim.solver.layout",
-                      "sim.games.rummikub.table", "sim.games.rummikub.tableturn", "sim.games.rummikub.engine")
+                      "sim.games.rummikub.tablesolver", "sim.games.rummikub.tableturn", "sim.games.rummikub.engine")
     other_workloads = ((TABLE_SOLVER, TABLE_MODULES),)
     uses_run_table = True
     deals_at = "sim.dealstats:TILE_DEALS"  # the tile deal and the opening solver

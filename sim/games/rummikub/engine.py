@@ -32,8 +32,8 @@ from __future__ import annotations
 import numpy as np
 
 from sim.deal import deal_round, full_deck
-from sim.games.rummikub.table import OUT_ROWS, PRIMARY
-from sim.games.rummikub.table import SPACE as TABLE_SPACE
+from sim.games.rummikub.tablesolver import OUT_ROWS, PRIMARY
+from sim.games.rummikub.tablesolver import SPACE as TABLE_SPACE
 from sim.games.rummikub.tableturn import FREED_LEN, WORK, best_play, row_tiles
 from sim.jit import I1, I2, I3, U1, boolean, copy_row, copy_rows, i64, kernel, tuple_of
 from sim.solver.arrays import SOLVER_ARRAYS, SOLVER_SPACE, best_melds
@@ -397,7 +397,7 @@ def play_rounds(seed, start, count, rp, policies, S, rs, ts, deck_in, trace, tra
                 out_players):
     """Play rounds ``start .. start+count-1`` of ``seed`` into the output arrays (``R_*``
     per round, ``P_*`` per player) in the scratch ``rs`` of :func:`new_round_space` and
-    ``ts`` of :func:`sim.games.rummikub.table.new_space`. A non-empty ``deck_in`` replaces
+    ``ts`` of :func:`sim.games.rummikub.tablesolver.new_space`. A non-empty ``deck_in`` replaces
     the shuffled tiles (scenario rounds); ``tracing`` fills ``trace``. Returns the rounds
     played: fewer than ``count`` when round ``start`` + that number needs a table solver
     with more memory (``ERR_MEMO``; the caller grows ``ts`` and goes on from there)."""

@@ -74,7 +74,7 @@ class _Engine:
 
     def __init__(self, rules: Rules, duplicate: bool = False):
         from sim.games.rummikub import engine as e
-        from sim.games.rummikub import table
+        from sim.games.rummikub import tablesolver as table
 
         self.rules = rules
         self.rp = rules_params(rules, duplicate)
@@ -85,7 +85,7 @@ class _Engine:
 
     def play(self, seed, start, count, policies, deck, trace, tracing, out_r, out_p) -> None:
         from sim.games.rummikub import engine as e
-        from sim.games.rummikub import table
+        from sim.games.rummikub import tablesolver as table
 
         done = 0
         while done < count:

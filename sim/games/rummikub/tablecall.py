@@ -4,7 +4,7 @@ which calls ``best_play`` from numba, does not compile it."""
 
 from __future__ import annotations
 
-from sim.games.rummikub.table import SPACE
+from sim.games.rummikub.tablesolver import SPACE
 from sim.games.rummikub.tableturn import best_play
 from sim.jit import I1, I2, boolean, i64, kernel
 

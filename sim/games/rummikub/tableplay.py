@@ -96,7 +96,7 @@ class Solver:
     remembering 2**16 positions and grows when a position needs more."""
 
     def __init__(self, memo_bits: int | None = None):
-        from sim.games.rummikub import table
+        from sim.games.rummikub import tablesolver as table
         from sim.games.rummikub.tableturn import new_work
 
         self.memo_bits = memo_bits or table.MEMO_BITS
@@ -106,7 +106,7 @@ class Solver:
         self.work = new_work()
 
     def _grow(self) -> None:
-        from sim.games.rummikub import table
+        from sim.games.rummikub import tablesolver as table
 
         if self.memo_bits >= table.MAX_MEMO_BITS:
             raise RuntimeError(f"the table solver needs more memory than 2**{table.MAX_MEMO_BITS} positions")
@@ -115,9 +115,9 @@ class Solver:
 
     def run(self, table_counts: np.ndarray, rack: np.ndarray, rules: Rules, objective: int,
             table_stands: bool = True, pins: np.ndarray | None = None) -> tuple[int, int]:
-        """The kernel's ``(weight, rows)`` (see :func:`sim.games.rummikub.table.solve`);
+        """The kernel's ``(weight, rows)`` (see :func:`sim.games.rummikub.tablesolver.solve`);
         ``pins``: the table's bound jokers by tile (none: every table joker is free)."""
-        from sim.games.rummikub import table
+        from sim.games.rummikub import tablesolver as table
 
         pins = _NO_PINS if pins is None else pins
         while True:

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from sim.games.rummikub.table import PRIMARY, SPACE, solve
+from sim.games.rummikub.tablesolver import PRIMARY, SPACE, solve
 from sim.jit import I1, I2, boolean, copy_row, copy_rows, i64, kernel, tuple_of
 from sim.solver.layout import F_COLOURS, F_FIRST, F_JOKERS, F_KEY, F_KIND, F_LEN, SET
 from sim.tiles import JOKER, KINDS, NUMBERS
@@ -238,7 +238,7 @@ def best_play(rack, table, ntable, objective, joker_value, g3max, cyclic, locked
 
 def new_work() -> tuple:
     """The work arrays of :func:`best_play` (see :data:`WORK`)."""
-    from sim.games.rummikub.table import OUT_ROWS
+    from sim.games.rummikub.tablesolver import OUT_ROWS
     from sim.solver.layout import MELD_FIELDS
     from sim.tiles import COUNTS_LEN
 
