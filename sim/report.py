@@ -134,7 +134,7 @@ def typed_value(v: str):
 
 def opened_by_turn_section(rep: Report, ds: A.Dataset, prefer: dict, opening: str, turns: tuple[int, ...],
                            name: str, caption: str) -> None:
-    """"When do players open?": the share opened by each own turn by seat, a figure and a
+    """The "When do players open?" section: the share opened by each own turn by seat, a figure and a
     table of ``turns``, for a round family (``opening``: how its rules open, with rule ids)."""
     from sim.plots import select, variant_label
 

@@ -4,7 +4,7 @@ round trip, ``replace`` and ``--set`` parsing.
 Each rule family declares its own rules class in its package
 (``sim/games/<family>/rules.py``), a subclass of :class:`Rules` (the tile families through
 :class:`TileRules`) with its fields named in its game's words and the defaults of
-docs/rules.md, and its presets. :mod:`sim.games` finds a rules object's class by its
+docs/rules.md, its standard game ``STANDARD`` and its presets. :mod:`sim.games` finds a rules object's class by its
 ``family`` (:func:`sim.games.rules_from_dict`, :func:`sim.games.preset`); nothing here
 names a game.
 
@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import sys
 from dataclasses import dataclass, fields
 from typing import Any, ClassVar, get_type_hints
 
@@ -86,9 +87,10 @@ class Rules:
         return [f.name for f in fields(cls)]
 
     @classmethod
-    def defaults(cls) -> Rules:
-        """The family's standard game (its first preset)."""
-        raise NotImplementedError
+    def defaults(cls) -> Rules | None:
+        """The family's standard game: ``STANDARD`` of the module defining the class (None
+        for the base classes here, which belong to no family)."""
+        return getattr(sys.modules[cls.__module__], "STANDARD", None)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Rules:
@@ -98,7 +100,7 @@ class Rules:
         (:func:`sim.games.rules_from_dict`)."""
         if not isinstance(data, dict):
             raise RulesError(f"rules must be a JSON object, got {type(data).__name__}")
-        if cls.defaults.__func__ is Rules.__dict__["defaults"].__func__:  # a base class: no family of its own
+        if cls.defaults() is None:  # a base class: no family of its own
             from sim.games import rules_from_dict
 
             return rules_from_dict(data)

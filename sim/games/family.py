@@ -296,8 +296,8 @@ def player_stats(tables: dict[str, pl.DataFrame], rows: pl.DataFrame, column: st
     return cluster_stats(rows[column].cast(pl.Float64).to_numpy(), rows[by].to_numpy())
 
 
-# The package modules a family supplies (by convention, see Family), each checked to exist
-# when the family registers.
+# The package modules a family supplies (by convention, see Family); the contract test
+# (tests/shared/test_family_contract.py) checks that every registered family has them.
 MODULES = ("rules", "tables", "summary", "trace", "referee", "report", "solve")
 # The class attributes a family must set (Family.__init_subclass__ checks them).
 REQUIRED = ("name", "title", "rules_class", "presets", "policies", "finishes", "metrics", "kernel_modules",
@@ -414,9 +414,6 @@ class Family(ABC):
     def standard(self) -> Rules:
         """The standard game: its first preset."""
         return next(iter(self.presets.values()))
-
-    def rules_from_dict(self, data: dict) -> Rules:
-        return self.rules_class.from_dict(data)
 
     # --- playing ------------------------------------------------------------------------
 

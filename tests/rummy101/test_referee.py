@@ -151,11 +151,10 @@ def test_referee_catches_a_meld_laid_after_the_opening_T_OPEN_3():
 def test_json_traces_match_the_published_schema():
     """The format is a public interface (README, "JSON traces"): every trace of 2-4
     players, both bots, with the button, validates against the schema shipped with it."""
-    from importlib.resources import files
 
     import jsonschema
 
-    schema = json.loads(files("sim.games.rummy101").joinpath("trace.schema.json").read_text())
+    schema = sim.games.family("rummy101").trace_schema()
     jsonschema.Draft202012Validator.check_schema(schema)
     validator = jsonschema.Draft202012Validator(schema)
     actions = set()

@@ -27,10 +27,6 @@ class CardRules(Rules):
     renamed: ClassVar[dict] = {"rack_size": "hand_size", "finish_factor": "rummy_factor"}
     earlier_readings: ClassVar[dict] = {"rummy_layoffs": True}  # C-SCORE-2 revised
 
-    @classmethod
-    def defaults(cls) -> CardRules:
-        return STANDARD
-
     def validate(self) -> None:
         super().validate()
         need = self.need

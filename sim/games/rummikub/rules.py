@@ -34,10 +34,6 @@ class RummikubRules(TileRules):
 
     earlier_readings: ClassVar[dict] = {"joker_moves": "free"}  # K-JOKER-2 revised
 
-    @classmethod
-    def defaults(cls) -> RummikubRules:
-        return STANDARD
-
     def validate(self) -> None:
         super().validate()
         need = self.need

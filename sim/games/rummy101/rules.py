@@ -34,10 +34,6 @@ class Rummy101Rules(TileRules):
     finish_factor: int = 2
     one_turn_penalty: int = 404
 
-    @classmethod
-    def defaults(cls) -> Rummy101Rules:
-        return STANDARD
-
     def validate(self) -> None:
         super().validate()
         need = self.need
