@@ -4,9 +4,9 @@ round trip, ``replace`` and ``--set`` parsing.
 Each rule family declares its own rules class in its package
 (``sim/games/<family>/rules.py``), a subclass of :class:`Rules` (the tile families through
 :class:`TileRules`) with its fields named in its game's words and the defaults of
-docs/rules.md, its standard game ``STANDARD`` and its presets. :mod:`sim.games` finds a rules object's class by its
-``family`` (:func:`sim.games.rules_from_dict`, :func:`sim.games.preset`); nothing here
-names a game.
+docs/rules.md, its standard game ``STANDARD`` and its presets. :mod:`sim.games` finds a
+rules object's class by its ``family`` (:func:`sim.games.rules_from_dict`,
+:func:`sim.games.preset`); nothing here names a game.
 
 Rules travel as JSON into every Parquet file, trace and report. JSON written before the
 rules were split per family holds every family's fields (:data:`ONE_CLASS_FIELDS`); a
