@@ -30,11 +30,12 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
+from sim import chunks
 from sim.errors import DatasetError
 from sim.games import family_of_manifest, rules_from_dict, rules_from_json
 from sim.rules import Rules
 from sim.stats import Z95, cluster_interval, cluster_se, cluster_stats, wilson_interval
-from sim.store import read_metadata
+from sim.store import is_locked, read_metadata
 
 MAKE_DATA = ("Make data with `sim run --out DIR` or `sim sweep --grid FIELD=V1,V2 --out DIR`; "
              "`make notebook-data` writes the notebooks' small defaults (data/notebooks, about two minutes) "
@@ -87,15 +88,18 @@ class Dataset:
         return "deal_id" if "deal_id" in self.rounds.collect_schema().names() else "round_id"
 
 
-def _check_files(path: Path, table: str) -> list[Path]:
-    files = sorted((path / table).rglob("*.parquet"))
-    if not files:
-        raise DatasetError(f"{path}: no {table} files (is it a run or sweep directory?)")
-    for f in files:
-        meta = read_metadata(f)  # names the file when it is damaged or not ours
-        if meta.get("kind") != "rounds":
-            raise DatasetError(f"{f}: a {meta.get('kind')!r} file inside a run directory")
-    return files
+def check_dataset(path: Path, manifest: dict, family, deep: bool = False) -> chunks.Findings:
+    """What ``path`` holds against what its manifest expects (:func:`sim.chunks.inspect`):
+    any file missing, damaged or out of place, raises
+    :class:`~sim.errors.DatasetError` naming it."""
+    found = chunks.inspect(path, manifest, family.tables, family.id_column, deep=deep,
+                           prefix_ok=bool(manifest.get("until_ci")))
+    if not found.ok and not found.legacy and not found.bad and not found.stray:
+        raise DatasetError(f"{path}: no {family.tables[0]} files (is it a run or sweep directory?)")
+    if not found.clean:
+        raise DatasetError(f"{path}: {found.problems()}. `sim verify {path}` lists every problem; rerunning the "
+                           "command that wrote it replaces those files")
+    return found
 
 
 def open_dataset(path: str | Path) -> Dataset:
@@ -106,6 +110,9 @@ def open_dataset(path: str | Path) -> Dataset:
     """
     path = Path(path)
     manifest_path = path / "manifest.json"
+    holder = is_locked(path)
+    if holder:
+        raise DatasetError(f"{path} is being written by {holder}; open it when that run has ended")
     try:
         manifest = json.loads(manifest_path.read_text())
     except FileNotFoundError:
@@ -113,17 +120,13 @@ def open_dataset(path: str | Path) -> Dataset:
         raise DatasetError(f"{path} {what}. {MAKE_DATA}") from None
     except (OSError, json.JSONDecodeError) as e:
         raise DatasetError(f"{manifest_path}: unreadable ({e})") from None
-    if not isinstance(manifest, dict) or "variants" not in manifest:
-        raise DatasetError(f"{manifest_path}: not a run manifest")
+    chunks.check_manifest(manifest, manifest_path)
     keys = tuple(manifest["variants"][0]["partition"])
     family = family_of_manifest(manifest, manifest_path)
+    check_dataset(path, manifest, family)
     if family.unit != "round":  # a family with tables of its own (card matches) opens them its way
-        for table in family.tables:
-            _check_files(path, table)
         tables = family.dataset_tables(path, keys)
         return Dataset(path, manifest, keys, tables[family.tables[0]], tables["players"], family.id_column, tables)
-    for table in ("rounds", "players"):
-        _check_files(path, table)
     rounds = pl.scan_parquet(str(path / "rounds" / "**" / "*.parquet"), hive_partitioning=True)
     players = pl.scan_parquet(str(path / "players" / "**" / "*.parquet"), hive_partitioning=True)
     present = rounds.collect_schema().names()

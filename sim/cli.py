@@ -567,6 +567,63 @@ def report(
 
 @app.command()
 @_friendly
+def verify(
+    data: Annotated[Path, typer.Argument(help="A run, sweep, balance or tournament directory.")],
+    quick: Annotated[bool, typer.Option(
+        "--quick", help="The checks every reader makes (metadata and the ledger's sizes, times and hashes), "
+        "without decoding every file.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the findings as one JSON object.")] = False,
+) -> None:
+    """Check that a dataset holds what its manifest says: every chunk file there, written for its
+    chunk and settings, its rows matching their digest; name what is missing, damaged or does
+    not belong, and what rerunning the command would replay. Exit status 1 when anything is wrong."""
+    from sim import chunks
+    from sim.games import family_of_manifest
+    from sim.runner import read_manifest
+    from sim.store import is_locked, read_metadata
+
+    manifest = read_manifest(data)
+    chunks.check_manifest(manifest, data / "manifest.json")
+    family = family_of_manifest(manifest, data / "manifest.json")
+    holder = is_locked(data)
+    found = chunks.inspect(data, manifest, family.tables, family.id_column, deep=not quick,
+                           prefix_ok=bool(manifest.get("until_ci")))
+    command = next((c for rel in found.ok + found.legacy if (c := read_metadata(data / rel).get("command"))), "")
+    replay = sorted({chunks.file_key(rel)[1:] for rel in [*found.bad, *found.missing]}, key=lambda k: k[1])
+    result = {"path": str(data), "family": family.name, "kind": manifest["kind"], "seed": manifest["seed"],
+              "clean": found.clean, "verified": len(found.ok), "legacy": len(found.legacy), "damaged": found.bad,
+              "stray": found.stray, "missing": found.missing, "chunks_to_replay": len(replay),
+              "command": command, "being_written_by": holder}
+    if as_json:
+        typer.echo(json.dumps(result))
+    else:
+        files = len(found.ok) + len(found.legacy) + len(found.bad)
+        lines = [f"{data}: {manifest['kind']} of {family.title}, seed {manifest['seed']}, "
+                 f"{len(manifest['variants'])} variant(s), {files:,} chunk file(s) of {', '.join(family.tables)}"]
+        if holder:
+            lines.append(f"  being written now by {holder}: the findings are of a run in progress")
+        how = "by the ledger and metadata" if quick else "rows decoded, digests and ids checked"
+        lines.append(f"  {len(found.ok):,} verified ({how})")
+        if found.legacy:
+            lines.append(f"  {len(found.legacy):,} written before chunk digests: metadata and ids checked")
+        lines += [f"  damaged: {rel}: it {why}" for rel, why in found.bad.items()]
+        lines += [f"  does not belong: {rel}: it {why}" for rel, why in found.stray.items()]
+        lines += [f"  missing: {rel}" for rel in found.missing[:10]]
+        if len(found.missing) > 10:
+            lines.append(f"  ... and {len(found.missing) - 10:,} more missing")
+        if found.clean:
+            lines.append("  nothing wrong")
+        else:
+            again = f"`{command}`" if command else "the command that wrote it (the same settings)"
+            lines.append(f"rerunning {again} replays {len(replay):,} chunk(s)"
+                         + (f" and removes {len(found.stray):,} file(s) that do not belong" if found.stray else ""))
+        typer.echo("\n".join(lines))
+    if not found.clean:
+        raise typer.Exit(1)
+
+
+@app.command()
+@_friendly
 def metrics() -> None:
     """The metrics --until-ci, sim balance and sim tournament take, family by family, and
     what each measures (T a turn, S a seat)."""

@@ -20,11 +20,13 @@ chunks already written, and every file is written atomically.
 from __future__ import annotations
 
 import contextlib
+import functools
 import itertools
 import json
 import math
 import os
 import shutil
+import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,13 +35,14 @@ import numba
 import polars as pl
 from tqdm.auto import tqdm
 
+from sim import chunks
 from sim.errors import DatasetError, RulesError, SimError
 from sim.games import family_of, family_of_manifest, rules_from_dict, rules_from_json
 from sim.games.family import Family
 from sim.parallel import Workers
 from sim.precision import Stream, Target, run_until
 from sim.rules import Rules
-from sim.store import check_writable, provenance, read_metadata, write_parquet
+from sim.store import LOCK, check_writable, provenance, read_parquet, write_parquet, write_text, writer_lock
 
 CHUNK_ROUNDS = 10_000
 MANIFEST = "manifest.json"
@@ -159,21 +162,31 @@ def _chunk_meta(spec: RunSpec, v: Variant) -> dict[str, str]:
                       partition=v.subdir, chunk=spec.chunk, duplicate=spec.duplicate)
 
 
-def _chunk_done(paths: tuple[Path, ...], meta: dict[str, str], count: int) -> bool:
-    """Every file of a chunk is there, was written by these settings and holds its
-    ``count`` rounds (a run grown from fewer rounds has a short last chunk to replay)."""
-    for path in paths:
-        if not path.exists():
-            return False
-        try:
-            got = read_metadata(path)
-        except DatasetError:
-            return False
-        if got.get("seed") != meta["sim.seed"] or not _same_rules(got.get("rules"), meta["sim.rules"]):
-            return False
-        if got.get("rounds", str(count)) != str(count):
-            return False
-    return True
+def _chunk_state(out: Path, spec: RunSpec, vi: int, start: int, count: int, entries: dict[str, dict],
+                 say=None) -> bool:
+    """Whether every file of a chunk is there and holds what it should (:mod:`sim.chunks`:
+    its metadata names this chunk and these settings, its bytes are those the ledger
+    recorded or its rows match their digest). A file that is there but wrong is named
+    through ``say`` and will be replaced; a short last chunk of a run grown from fewer
+    rounds is replayed."""
+    family = spec.family
+    manifest = spec.manifest()
+    done = True
+    for table, path in zip(family.tables, _paths(out, family.tables, spec.variants[vi], start), strict=True):
+        if not path.exists() and not path.is_symlink():
+            done = False
+            continue
+        rel = path.relative_to(out).as_posix()
+        exp = chunks.Expected(table, vi, start, count)
+        verdict, why = chunks.check_file(path, exp, manifest, entries.get(rel), family.id_column,
+                                         table == family.tables[0], False, chunks.same_rules)
+        if verdict == "bad":
+            done = False
+            if say is not None and not why.startswith("was written for rounds "):
+                say(f"replacing {out / rel}: it {why}")
+            if path.is_symlink():
+                path.unlink()
+    return done
 
 
 def _write_chunk(paths: tuple[Path, ...], meta: dict[str, str], start: int,
@@ -182,11 +195,12 @@ def _write_chunk(paths: tuple[Path, ...], meta: dict[str, str], start: int,
     try:
         # The first table last: a chunk counts as done once all its files are there.
         for (name, table), path in reversed(list(zip(tables.items(), paths, strict=True))):
-            write_parquet(table, path, {**chunk_meta, "sim.table": name})
-    except OSError as e:
-        raise DatasetError(
-            f"cannot write {paths[0].parent}: {e.strerror or e}; the chunks written so far are kept "
-            f"in {out}, rerun the same command to go on") from None
+            write_parquet(table, path, {**chunk_meta, "sim.table": name, "sim.digest": chunks.rows_digest(table)})
+            chunks.record(out, path)
+    except (DatasetError, OSError) as e:
+        why = str(e) if isinstance(e, DatasetError) else f"cannot write {paths[0].parent}: {e.strerror or e}"
+        raise DatasetError(f"{why}; the chunks written so far are kept in {out}, rerun the same command to "
+                           "go on") from None
 
 
 def _units(tables: dict[str, pl.DataFrame]) -> int:
@@ -210,17 +224,6 @@ def _tables_of(manifest: dict | None, family: Family) -> tuple[str, ...]:
     except (TypeError, KeyError, IndexError, SimError):
         pass
     return tuple(names)
-
-
-def _same_rules(found: str | None, wanted: str) -> bool:
-    """Whether a file's rules JSON is the rules ``wanted``: the same text, or the same rules
-    written another way (one-class rules JSON of older datasets, sim.rules)."""
-    if found == wanted:
-        return True
-    try:
-        return rules_from_json(found) == rules_from_json(wanted)
-    except (SimError, TypeError):
-        return False
 
 
 def _normal(manifest):
@@ -251,18 +254,49 @@ def _grows(old: dict, new: dict) -> bool:
     return True
 
 
-def prepare(out: Path, spec: RunSpec, overwrite: bool, grow: bool = False) -> None:
-    """Check the output directory before any work: writable, and either new, the same
-    run (resume), the same run with more variants or rounds (``grow``) or explicitly
-    overwritten."""
+def _links(out: Path, tables: tuple[str, ...]) -> list[Path]:
+    """Links inside a run directory where the run writes: a run never writes through one."""
+    found = [p for p in (out / MANIFEST, out / chunks.LEDGER) if p.is_symlink()]
+    for table in tables:
+        root = out / table
+        if root.is_symlink():
+            found.append(root)
+            continue
+        for here, dirs, _files in os.walk(root):
+            found += [Path(here) / d for d in dirs if (Path(here) / d).is_symlink()]
+    return found
+
+
+def _remove_strays(out: Path, spec: RunSpec, say) -> None:
+    """Files in the tables that no chunk of this run writes (a copy, a leftover of a
+    longer run's variants): named and removed, so that no reader counts them."""
+    expected = chunks.expected_files(spec.manifest(), spec.family.tables)
+    for table in spec.family.tables:
+        for path in sorted((out / table).rglob("*.parquet")) if (out / table).is_dir() else ():
+            rel = path.relative_to(out).as_posix()
+            if chunks.file_key(rel) not in expected:
+                say(f"removing {out / rel}: it does not belong to this run (no such chunk in its manifest)")
+                path.unlink()
+
+
+def prepare(out: Path, spec: RunSpec, overwrite: bool, grow: bool = False, say=None) -> None:
+    """Check the output directory before any work: writable, no links where the run
+    writes, and either new, the same run (resume), the same run with more variants or
+    rounds (``grow``) or explicitly overwritten. Files that do not belong to the run are
+    removed (``say`` names them)."""
     out = Path(out)
+    say = say or (lambda line: None)
     if out.exists() and not out.is_dir():
         raise DatasetError(f"--out {out} is a file; a run writes a directory")
     manifest = out / MANIFEST
+    links = _links(out, spec.family.tables) if out.is_dir() else []
+    if links:
+        raise DatasetError(f"{links[0]} is a link; a run writes only inside its directory, so remove the link "
+                           "or choose another --out")
     if manifest.exists():
         try:
             old = _normal(json.loads(manifest.read_text()))
-        except (OSError, json.JSONDecodeError):
+        except (OSError, json.JSONDecodeError, UnicodeDecodeError):
             old = None
         if old != spec.manifest() and not (grow and isinstance(old, dict) and _grows(old, spec.manifest())):
             if not overwrite:
@@ -271,13 +305,13 @@ def prepare(out: Path, spec: RunSpec, overwrite: bool, grow: bool = False) -> No
                     "or pass --overwrite to replace it")
             for sub in _tables_of(old, spec.family):
                 shutil.rmtree(out / sub, ignore_errors=True)
-    elif out.exists() and any(out.iterdir()) and not overwrite:
+            chunks.forget(out)
+    elif out.exists() and any(p.name != LOCK for p in out.iterdir()) and not overwrite:
         raise DatasetError(f"{out} is not empty and holds no run manifest; choose another --out")
     check_writable(manifest)
     _clear_leftovers(out, spec.family.tables)
-    tmp = out / f".{MANIFEST}.{os.getpid()}.tmp"
-    tmp.write_text(json.dumps(spec.manifest(), indent=2, sort_keys=True))
-    os.replace(tmp, manifest)
+    _remove_strays(out, spec, say)
+    write_text(manifest, json.dumps(spec.manifest(), indent=2, sort_keys=True))
 
 
 @dataclass
@@ -305,9 +339,11 @@ def run(spec: RunSpec, out: Path, jobs: int | None = None, progress: bool = True
     family = spec.family
     played = [0]
     report = RunReport(spec, out, 0.0, 0, 0)
-    with contextlib.nullcontext(workers) if workers else Workers(jobs, scheduler, cluster) as workers:
+    say = functools.partial(tqdm.write, file=sys.stderr)
+    with writer_lock(out, spec.kind), (contextlib.nullcontext(workers) if workers
+                                       else Workers(jobs, scheduler, cluster)) as workers:
         # a bad cluster fails before anything is written
-        prepare(out, spec, overwrite, grow)
+        prepare(out, spec, overwrite, grow, say)
         report.where = workers.describe()
         # Compile here once, saying so: local workers then load the kernels from the cache.
         family.prepare(progress)
@@ -316,14 +352,14 @@ def run(spec: RunSpec, out: Path, jobs: int | None = None, progress: bool = True
         t0 = time.perf_counter()
         try:
             if spec.until is None:
-                _run_all(spec, out, workers, bar, played, report)
+                _run_all(spec, out, workers, bar, played, report, say)
             else:
-                _run_until(spec, out, workers, bar, played, report)
+                _run_until(spec, out, workers, bar, played, report, say)
         finally:
             bar.close()
-    report.seconds = time.perf_counter() - t0
-    report.played = played[0]
-    report.summary = summarise(out)
+        report.seconds = time.perf_counter() - t0
+        report.played = played[0]
+        report.summary = summarise(out)
     return report
 
 
@@ -347,19 +383,21 @@ def _pieces(spec: RunSpec, start: int, count: int) -> list[tuple[int, int]]:
     return [(s, min(piece, start + count - s)) for s in range(start, start + count, piece)]
 
 
-def _run_all(spec: RunSpec, out: Path, workers: Workers, bar, played: list[int], report: RunReport) -> None:
-    tasks, where, chunks = [], {}, {}
+def _run_all(spec: RunSpec, out: Path, workers: Workers, bar, played: list[int], report: RunReport,
+             say) -> None:
+    tasks, where, pending = [], {}, {}
     tables = spec.family.tables
+    entries = chunks.ledger(out)
     for vi, start, count in spec.chunks():
         v = spec.variants[vi]
         paths = _paths(out, tables, v, start)
         meta = _chunk_meta(spec, v)
-        if _chunk_done(paths, meta, count):
+        if _chunk_state(out, spec, vi, start, count, entries, say):
             report.skipped += count
             bar.update(count)
             continue
         pieces = _pieces(spec, start, count)
-        chunks[start, vi] = (paths, meta, len(pieces), {})
+        pending[start, vi] = (paths, meta, len(pieces), {})
         for s, c in pieces:
             key = chunk_name(v, s, c)
             where[key] = (start, vi, s)
@@ -367,11 +405,11 @@ def _run_all(spec: RunSpec, out: Path, workers: Workers, bar, played: list[int],
 
     def write(key: str, result: dict[str, pl.DataFrame]) -> None:
         start, vi, s = where[key]
-        paths, meta, parts, done = chunks[start, vi]
+        paths, meta, parts, done = pending[start, vi]
         done[s] = result
         bar.update(_units(result))
         if len(done) == parts:
-            del chunks[start, vi]
+            del pending[start, vi]
             whole = {name: pl.concat([done[p][name] for p in sorted(done)]) for name in result}
             _write_chunk(paths, meta, start, whole, out)
             played[0] += _units(whole)
@@ -379,18 +417,20 @@ def _run_all(spec: RunSpec, out: Path, workers: Workers, bar, played: list[int],
     workers.run(_play_chunk, tasks, write)
 
 
-def _run_until(spec: RunSpec, out: Path, workers: Workers, bar, played: list[int], report: RunReport) -> None:
+def _run_until(spec: RunSpec, out: Path, workers: Workers, bar, played: list[int], report: RunReport,
+               say) -> None:
     target = spec.until
     family = spec.family
     streams = []
-    for v in spec.variants:
+    entries = chunks.ledger(out)
+    for vi, v in enumerate(spec.variants):
         meta = _chunk_meta(spec, v)
 
-        def stored(start, v=v, meta=meta):
-            paths = _paths(out, family.tables, v, start)
-            if not _chunk_done(paths, meta, min(spec.chunk, spec.rounds - start)):
+        def stored(start, v=v, vi=vi):
+            if not _chunk_state(out, spec, vi, start, min(spec.chunk, spec.rounds - start), entries, say):
                 return None
-            return {name: pl.read_parquet(path) for name, path in zip(family.tables, paths, strict=True)}
+            paths = _paths(out, family.tables, v, start)
+            return {name: read_parquet(path) for name, path in zip(family.tables, paths, strict=True)}
 
         def accept(start, tables, was_stored, v=v, meta=meta):
             if not was_stored:

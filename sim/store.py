@@ -5,6 +5,7 @@ temporary file renamed into place), so an interrupted write leaves nothing half-
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import functools
 import os
 import subprocess
@@ -17,6 +18,7 @@ import polars as pl
 from sim.errors import DatasetError
 
 META_PREFIX = "sim."
+LOCK = ".lock"  # a directory's one-writer lock (writer_lock)
 
 
 @functools.lru_cache(maxsize=1)
@@ -64,17 +66,103 @@ def check_writable(path: Path) -> None:
 
 
 def write_parquet(df: pl.DataFrame, path: Path, metadata: dict[str, str]) -> None:
-    """Write ``df`` to ``path`` with ``metadata``, atomically."""
+    """Write ``df`` to ``path`` with ``metadata``, atomically; a failure (a full disk, no
+    rights) raises :class:`DatasetError` naming the path and leaves nothing behind."""
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.parent / f".{path.name}.{os.getpid()}.tmp"
     try:
+        path.parent.mkdir(parents=True, exist_ok=True)
         df.write_parquet(tmp, metadata=metadata)
         os.replace(tmp, path)
+    except (OSError, pl.exceptions.PolarsError) as e:  # polars reports a full disk as a ComputeError
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        raise DatasetError(f"cannot write {path}: {_reason(e)}") from None
     except BaseException:
         with contextlib.suppress(OSError):
             tmp.unlink()
         raise
+
+
+def write_text(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` atomically (a temporary file renamed into place); a
+    failure raises :class:`DatasetError` naming the path and leaves nothing behind."""
+    path = Path(path)
+    tmp = path.parent / f".{path.name}.{os.getpid()}.tmp"
+    try:
+        tmp.write_text(text)
+        os.replace(tmp, path)
+    except OSError as e:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        raise DatasetError(f"cannot write {path}: {_reason(e)}") from None
+
+
+def _reason(e: BaseException) -> str:
+    """An error's reason in one short line."""
+    text = getattr(e, "strerror", None) or (str(e).strip().splitlines() or [type(e).__name__])[0]
+    return text[:200]
+
+
+def read_parquet(path: Path, columns: list[str] | None = None) -> pl.DataFrame:
+    """A Parquet file read whole (or ``columns`` of it); a damaged file raises
+    :class:`DatasetError` naming it."""
+    try:
+        return pl.read_parquet(path, columns=columns)
+    except Exception as e:  # polars raises several types for damaged files
+        raise DatasetError(f"{path}: cannot be read ({type(e).__name__}: {_reason(e)}); "
+                           "`sim verify` checks the whole directory") from None
+
+
+@contextlib.contextmanager
+def writer_lock(directory: Path, what: str = "run"):
+    """Hold the one-writer lock of ``directory`` (created if missing) while the block
+    runs: a second writer is refused in one line naming the first. The lock is an
+    ``flock`` on ``directory/.lock``, so the kernel releases it when its process dies
+    (a stale lock file is simply taken over); the file keeps the holder's pid and command."""
+    directory = Path(directory)
+    if directory.exists() and not directory.is_dir():
+        raise DatasetError(f"--out {directory} is a file; a {what} writes a directory")
+    made = not directory.exists()
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        fd = os.open(directory / LOCK, os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError as e:
+        raise DatasetError(f"cannot write to {directory}: {_reason(e)}") from None
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = os.pread(fd, 4096, 0).decode(errors="replace").strip() or "another process"
+            raise DatasetError(f"{directory} is being written by {holder}; wait for it to end or choose "
+                               f"another --out") from None
+        os.ftruncate(fd, 0)
+        command = " ".join(["sim", *sys.argv[1:]]) if Path(sys.argv[0]).name == "sim" else sys.argv[0]
+        os.pwrite(fd, f"pid {os.getpid()} ({what}: {command[:300]})\n".encode(errors="replace"), 0)
+        yield
+    finally:
+        os.close(fd)  # releases the flock
+        if made:  # a directory made only for the lock goes again if nothing else was written
+            with contextlib.suppress(OSError):
+                if [p.name for p in directory.iterdir()] == [LOCK]:
+                    (directory / LOCK).unlink()
+                    directory.rmdir()
+
+
+def is_locked(directory: Path) -> str | None:
+    """Who holds ``directory``'s writer lock now (its pid and command), or None."""
+    path = Path(directory) / LOCK
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return os.pread(fd, 4096, 0).decode(errors="replace").strip() or "another process"
+    finally:
+        os.close(fd)
+    return None
 
 
 def read_metadata(path: Path) -> dict[str, str]:

@@ -8,7 +8,7 @@ import pytest
 from typer.testing import CliRunner
 
 import sim
-from sim import runner
+from sim import chunks, runner
 from sim.cli import app
 from sim.runner import RunSpec, Variant
 from sim.store import read_metadata
@@ -111,8 +111,8 @@ def test_a_dataset_written_with_one_class_rules_resumes(tmp_path):
     (out / "manifest.json").write_text(json.dumps(manifest))
     again = runner.run(spec(), out, jobs=1, progress=False)
     assert (again.played, again.skipped) == (0, 400)
-    assert runner._same_rules(json.dumps(one_class["rummikub"]), sim.preset("rummikub").to_json())
-    assert not runner._same_rules(json.dumps(one_class["rummikub-wrap"]), sim.preset("rummikub").to_json())
+    assert chunks.same_rules(json.dumps(one_class["rummikub"]), sim.preset("rummikub").to_dict())
+    assert not chunks.same_rules(json.dumps(one_class["rummikub-wrap"]), sim.preset("rummikub").to_dict())
 
 
 def test_every_file_carries_provenance(tmp_path):
