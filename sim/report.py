@@ -11,7 +11,9 @@ figures and text.
 Writing is all or nothing: the report is built in a hidden directory inside ``out`` and
 moved into place when complete, so a failure (a full disk, a directory that cannot be
 written) leaves the old report as it was and nothing half written. Nothing is written
-through a link inside ``out``.
+through a link inside ``out``, and the HTML carries no markup but what the Markdown's
+own syntax makes: raw HTML in titles, directory names, rule values or notes comes out
+as text, and links only to the web or to relative paths.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ import contextlib
 import html
 import json
 import os
+import re
 import shlex
 import shutil
 import sys
@@ -33,6 +36,7 @@ matplotlib.use("Agg")
 import markdown
 import matplotlib.pyplot as plt
 import polars as pl
+from markdown.treeprocessors import Treeprocessor
 
 from sim import analysis as A
 from sim import plots
@@ -389,9 +393,8 @@ def _write_report(rep: Report, datasets: list[A.Dataset], deals: list[Path], pre
         _provenance_section(rep, datasets, deals)
         rep.add("To regenerate this report from the same data:", "", "```sh", command, "```", "")
     text = "\n".join(rep.lines) + "\n"
-    body = markdown.markdown(text, extensions=["tables", "fenced_code"])
     page = (f"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-            f"<title>{html.escape(title)}</title><style>{_CSS}</style></head>\n<body>\n{body}\n"
+            f"<title>{html.escape(title)}</title><style>{_CSS}</style></head>\n<body>\n{to_html(text)}\n"
             "</body></html>\n")
     for name, content in (("report.md", text), ("report.html", page)):
         with _writing(rep.out / name):
@@ -456,6 +459,37 @@ def _move_into_place(rep: Report) -> None:
         if old.name not in keep:
             with _writing(old):
                 old.unlink()
+
+
+class _WebLinksOnly(Treeprocessor):
+    """Drop a link or image address that is neither relative nor on the web: a
+    ``javascript:`` link (however spelt: cased, entity-encoded, with spaces) runs code."""
+
+    SAFE = frozenset({"http", "https", "ftp", "mailto"})
+
+    def run(self, root) -> None:
+        for el in root.iter():
+            for attr in ("href", "src"):
+                url = el.get(attr)
+                if url is None:
+                    continue
+                # as a browser reads it: entities decoded, controls and spaces dropped
+                plain = re.sub(r"[\x00-\x20\x7f]", "", html.unescape(url))
+                scheme = re.match(r"([A-Za-z][A-Za-z0-9+.-]*):", plain)
+                if scheme and scheme.group(1).lower() not in self.SAFE:
+                    del el.attrib[attr]
+
+
+def to_html(text: str) -> str:
+    """The report's Markdown as HTML, with no markup but what Markdown's own syntax makes: raw
+    HTML (from a title, a directory name, a rule value, the notes) comes out as escaped text,
+    and links and images only point to the web or to relative paths. The report writes no
+    HTML into its Markdown (figures are Markdown images), so nothing of ours is lost."""
+    md = markdown.Markdown(extensions=["tables", "fenced_code"])
+    md.preprocessors.deregister("html_block")
+    md.inlinePatterns.deregister("html")
+    md.treeprocessors.register(_WebLinksOnly(md), "web_links_only", -100)  # after every other
+    return md.convert(text)
 
 
 def _headlines(datasets: list[A.Dataset], deals: list[Path], prefer: dict) -> str:

@@ -1,21 +1,25 @@
 """``sim report``: HTML and Markdown twins with figures from run, sweep and deal-stats data;
 the same data give byte-identical output; bad sources are named; no link in the output
-directory is followed, and a failed write leaves the old report."""
+directory is followed, no text becomes markup, and a failed write leaves the old report."""
 
 import errno
 import hashlib
 import os
+import re
 import shutil
 import subprocess
 import sys
+from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from matplotlib.figure import Figure
 from typer.testing import CliRunner
 
 from sim.cli import app
-from sim.report import build_report
+from sim.report import build_report, to_html
 
 
 @pytest.fixture(scope="module")
@@ -145,6 +149,61 @@ def test_out_may_be_a_link_and_a_hard_link_in_it_is_replaced(data, tmp_path):
     assert r.exit_code == 0, r.output
     assert victim.read_text() == "precious" and (real / "report.html").read_text().startswith("<!DOCTYPE html>")
     assert sorted(p.name for p in real.iterdir()) == ["figures", "report.html", "report.md"]
+
+
+class Markup(HTMLParser):
+    """The elements of an HTML page and their attributes (entities decoded, as a browser reads them)."""
+
+    def __init__(self, page):
+        super().__init__(convert_charrefs=True)
+        self.elements = []
+        self.feed(page)
+
+    def handle_starttag(self, tag, attrs):
+        self.elements.append((tag, dict(attrs)))
+
+
+def test_html_shows_tags_in_titles_names_and_notes_as_text(data, tmp_path):
+    """A run directory named like an element, a ``--title`` with a script and notes with raw
+    HTML and a ``javascript:`` link: the HTML shows them as text, the Markdown keeps them."""
+    name = "<img src=x onerror=alert(1)>"
+    (tmp_path / name).symlink_to(data / "thresholds")
+    notes = tmp_path / "notes.md"
+    notes.write_text('<div onclick="alert(2)">raw</div>\n\n[click](javascript:alert(3))\n')
+    title = "<script>alert(1)</script>"
+    r = CliRunner().invoke(app, ["report", "--data", str(tmp_path / name), "--out", str(tmp_path / "r"),
+                                 "--title", title, "--notes", str(notes)])
+    assert r.exit_code == 0, r.output
+    md, page = (tmp_path / "r" / "report.md").read_text(), (tmp_path / "r" / "report.html").read_text()
+    assert md.startswith(f"# {title}\n") and f"## {name}: sweep" in md and notes.read_text() in md
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page and "&lt;img src=x onerror=alert(1)&gt;" in page
+    assert '&lt;div onclick="alert(2)"&gt;raw&lt;/div&gt;' in page
+    elements = Markup(page).elements
+    assert {tag for tag, _ in elements} <= MARKDOWN_TAGS | {"html", "head", "meta", "title", "style", "body"}
+    assert all(a["src"].startswith("figures/") for tag, a in elements if tag == "img")
+    assert ("a", {}) in elements  # the javascript: link kept as text, its address dropped
+
+
+MARKDOWN_TAGS = {"p", "h1", "h2", "h3", "h4", "h5", "h6", "a", "img", "em", "strong", "code", "pre", "br", "hr",
+                 "blockquote", "ul", "ol", "li", "table", "thead", "tbody", "tr", "th", "td"}
+PIECES = ["<", ">", "/", "script", "img src=x onerror=alert(1)", "iframe", '"', "'", "=", "&", "&#60;", "&lt;",
+          "&#106;", "#", "!", "[x]", "(", ")", "javascript:", "JaVaScRiPt:", "data:", "vbscript:", "http://e.org",
+          "figures/a.png", " ", "\t", "\n", "\n\n", "`", "```", "|", "---", "*", "\\", ":", "x", "<!--", "-->", "a"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(PIECES), max_size=40).map("".join))
+def test_to_html_makes_only_markdowns_own_markup(text):
+    """Whatever text the Markdown holds (a title, a directory name, a rule value, notes), the
+    HTML has only the elements Markdown syntax makes, no event handler, and no link or image
+    address but a relative or web one."""
+    for tag, attrs in Markup(to_html(text)).elements:
+        assert tag in MARKDOWN_TAGS, (tag, text)
+        assert set(attrs) <= {"href", "src", "alt", "title", "class", "style"}, (attrs, text)
+        for key in ("href", "src"):
+            if key in attrs:
+                plain = re.sub(r"[\x00-\x20\x7f]", "", attrs[key]).lower()
+                assert not plain.startswith(("javascript:", "data:", "vbscript:")), (attrs, text)
 
 
 @pytest.mark.parametrize("where", ["file", "/dev/null", "/dev/null/r"])
