@@ -21,3 +21,8 @@ class DatasetError(SimError):
 class PlayError(SimError):
     """Rules under which play cannot go on: a match that does not end, a hand too long to
     trace. Raised with the unit and the cap it reached."""
+
+
+class OutputError(SimError):
+    """A place to write output to cannot take it: not a directory, not writable, full, or
+    holding a link that writing would follow. Raised naming the path."""

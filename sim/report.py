@@ -7,14 +7,26 @@ its family's (``Family.report_sections``, ``Family.headlines``: Rummy 101's in
 :mod:`sim.games.rummy101.report`, Rummikub's in :mod:`sim.games.rummikub.report`), built
 from the helpers here; they follow what the data vary. The same data give byte-identical
 figures and text.
+
+Writing is all or nothing: the report is built in a hidden directory inside ``out`` and
+moved into place when complete, so a failure (a full disk, a directory that cannot be
+written) leaves the old report as it was and nothing half written. Nothing is written
+through a link inside ``out``, and the HTML carries no markup but what the Markdown's
+own syntax makes: raw HTML in titles, directory names, rule values or notes comes out
+as text, and links only to the web or to relative paths.
 """
 
 from __future__ import annotations
 
+import contextlib
 import html
 import json
+import os
+import re
 import shlex
+import shutil
 import sys
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -24,22 +36,37 @@ matplotlib.use("Agg")
 import markdown
 import matplotlib.pyplot as plt
 import polars as pl
+from markdown.treeprocessors import Treeprocessor
 
 from sim import analysis as A
 from sim import plots
-from sim.errors import DatasetError
+from sim.errors import DatasetError, OutputError
 from sim.games import family
 from sim.plots import variants as _combos
 from sim.store import read_metadata
 
 
+@contextlib.contextmanager
+def _writing(path: Path):
+    """An OSError while writing ``path`` (not writable, disk full) as one error naming it."""
+    try:
+        yield
+    except OSError as e:
+        raise OutputError(f"cannot write {path}: {e.strerror or e}; give --out a directory you can "
+                          "write to, with room for the report") from None
+
+
 @dataclass
 class Report:
-    """Markdown being written, and the figures it refers to."""
+    """Markdown being written, and the figures it refers to.
+
+    ``out``: the report's directory, which figure links are relative to; ``stage``: where
+    the figures are written until the report is complete (``out`` itself if None)."""
 
     out: Path
     lines: list[str] = field(default_factory=list)
     figures: int = 0
+    stage: Path | None = None
 
     def add(self, *text: str) -> None:
         self.lines.extend(text)
@@ -60,11 +87,14 @@ class Report:
 
     def figure(self, fig, name: str, caption: str) -> None:
         self.figures += 1
-        path = self.out / "figures" / f"{self.figures:02d}-{name}.png"
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fig.savefig(path, metadata={"Software": None}, bbox_inches="tight")
-        plt.close(fig)
-        rel = path.relative_to(self.out).as_posix()
+        rel = f"figures/{self.figures:02d}-{name}.png"
+        path = (self.stage or self.out) / rel
+        try:
+            with _writing(self.out / rel):
+                path.parent.mkdir(parents=True, exist_ok=True)
+                fig.savefig(path, metadata={"Software": None}, bbox_inches="tight")
+        finally:
+            plt.close(fig)
         self.lines += [f"![{caption}]({rel})", "", f"*Figure {self.figures}. {caption}*", ""]
 
 
@@ -285,7 +315,10 @@ def _classify(sources: list[Path]) -> tuple[list[A.Dataset], list[Path]]:
 def build_report(sources: list[str | Path], out: str | Path, title: str | None = None,
                  command: str | None = None, notes: str | Path | None = None,
                  baseline: dict[str, str] | None = None) -> Path:
-    """Write ``out/report.md``, ``out/report.html`` and ``out/figures/*.png``; returns the HTML path.
+    """Write ``out/report.md``, ``out/report.html`` and ``out/figures/*.png`` (the old
+    report's figures removed); returns the HTML path. All or nothing: an ``out`` that cannot
+    hold the report (not a directory, not writable, full, or with a link where the report
+    writes) raises :class:`~sim.errors.OutputError` naming it, the old report as it was.
 
     ``notes``: a Markdown file of commentary placed after the key numbers. ``baseline``:
     the reference value of swept fields (``{"players": "4"}``) for the key numbers, the
@@ -297,9 +330,11 @@ def build_report(sources: list[str | Path], out: str | Path, title: str | None =
     notes_text = ""
     if notes is not None:
         try:
-            notes_text = Path(notes).read_text()
+            notes_text = Path(notes).read_text(encoding="utf-8")
         except OSError as e:
             raise DatasetError(f"--notes {notes}: {e.strerror or e}") from None
+        except UnicodeDecodeError:
+            raise DatasetError(f"--notes {notes}: not UTF-8 text; give a Markdown file") from None
     if not datasets and not deals:
         raise DatasetError("no data: give --data with run or sweep directories or deal-stats files")
     if title is None:  # the families of the data
@@ -307,11 +342,34 @@ def build_report(sources: list[str | Path], out: str | Path, title: str | None =
         families += [family(json.loads(read_metadata(f)["rules"])["family"]) for f in deals]
         titles = list(dict.fromkeys(f.title for f in families))
         title = f"{' and '.join(titles)} balancing report"
-    out.mkdir(parents=True, exist_ok=True)
-    for old in (out / "figures").glob("*.png"):
-        old.unlink()
-    rep = Report(out)
-    command = command or " ".join(shlex.quote(a) for a in ["sim", *sys.argv[1:]])
+    with _writing(out):  # a stat refused (a parent not searchable) is an error too
+        _check_out(out)
+    made = _make_dir(out)
+    done = False
+    try:
+        with _writing(out):
+            stage = Path(tempfile.mkdtemp(prefix=".report-", dir=out))
+        try:
+            rep = Report(out, stage=stage)
+            _write_report(rep, datasets, deals, prefer, title, notes_text,
+                          command or " ".join(shlex.quote(a) for a in ["sim", *sys.argv[1:]]))
+            with _writing(out):  # again: the figures took a while
+                _check_out(out)
+            _move_into_place(rep)
+        finally:
+            shutil.rmtree(stage, ignore_errors=True)
+        done = True
+    finally:
+        if not done:  # leave no directory behind that this call made
+            for d in made:
+                with contextlib.suppress(OSError):
+                    d.rmdir()
+    return out / "report.html"
+
+
+def _write_report(rep: Report, datasets: list[A.Dataset], deals: list[Path], prefer: dict, title: str,
+                  notes_text: str, command: str) -> None:
+    """The report's figures, ``report.md`` and ``report.html``, into ``rep.stage``."""
     with plt.rc_context(plots.STYLE):
         rep.add(f"# {title}", "")
         rep.add(_headlines(datasets, deals, prefer), "")
@@ -335,12 +393,103 @@ def build_report(sources: list[str | Path], out: str | Path, title: str | None =
         _provenance_section(rep, datasets, deals)
         rep.add("To regenerate this report from the same data:", "", "```sh", command, "```", "")
     text = "\n".join(rep.lines) + "\n"
-    (out / "report.md").write_text(text)
-    body = markdown.markdown(text, extensions=["tables", "fenced_code"])
     page = (f"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-            f"<title>{html.escape(title)}</title><style>{_CSS}</style></head>\n<body>\n{body}\n</body></html>\n")
-    (out / "report.html").write_text(page)
-    return out / "report.html"
+            f"<title>{html.escape(title)}</title><style>{_CSS}</style></head>\n<body>\n{to_html(text)}\n"
+            "</body></html>\n")
+    for name, content in (("report.md", text), ("report.html", page)):
+        with _writing(rep.out / name):
+            (rep.stage / name).write_bytes(content.encode("utf-8"))
+
+
+# --- writing safely ------------------------------------------------------------------------------
+
+
+def _check_out(out: Path) -> None:
+    """Refuse an ``out`` that is not a directory, and a link (or anything but a file) where the
+    report writes inside it: writing or deleting there would reach whatever the link points
+    to. ``out`` itself may be a link to a directory: that is where the user chose to write."""
+    def refuse(path: Path, what: str) -> None:
+        raise OutputError(f"{path}: {what}; the report writes no file through a link or over a "
+                          "non-file inside its directory: remove it, or give --out another directory")
+
+    if (out.exists() or out.is_symlink()) and not out.is_dir():
+        raise OutputError(f"--out {out}: not a directory; give a directory (new or old) to write "
+                          "the report in")
+    for name in ("figures", "report.md", "report.html"):
+        path = out / name
+        if path.is_symlink():
+            refuse(path, "a symbolic link")
+        if path.exists() and path.is_dir() != (name == "figures"):
+            refuse(path, "a file" if name == "figures" else "a directory")
+    if (out / "figures").is_dir():
+        for path in sorted((out / "figures").glob("*.png")):
+            if path.is_symlink():
+                refuse(path, "a symbolic link")
+            if not path.is_file():
+                refuse(path, "not a regular file")
+
+
+def _make_dir(out: Path) -> list[Path]:
+    """Make ``out`` and its missing parents; returns those made, deepest first."""
+    made, d = [], out
+    while not (d.exists() or d.is_symlink()) and d != d.parent:
+        made.append(d)
+        d = d.parent
+    with _writing(out):
+        out.mkdir(parents=True, exist_ok=True)
+    return made
+
+
+def _move_into_place(rep: Report) -> None:
+    """Move the finished report from ``rep.stage`` into ``rep.out``: the figures, then the
+    Markdown and the HTML (each replaced whole, so a link or hard link there is replaced,
+    never written through), then the old report's figures that this one has not."""
+    figures, new = rep.out / "figures", sorted((rep.stage / "figures").glob("*.png"))
+    if new:
+        with _writing(figures):
+            figures.mkdir(exist_ok=True)
+    for f in new:
+        with _writing(figures / f.name):
+            os.replace(f, figures / f.name)
+    for name in ("report.md", "report.html"):
+        with _writing(rep.out / name):
+            os.replace(rep.stage / name, rep.out / name)
+    keep = {f.name for f in new}
+    for old in sorted(figures.glob("*.png")) if figures.is_dir() else ():
+        if old.name not in keep:
+            with _writing(old):
+                old.unlink()
+
+
+class _WebLinksOnly(Treeprocessor):
+    """Drop a link or image address that is neither relative nor on the web: a
+    ``javascript:`` link (however spelt: cased, entity-encoded, with spaces) runs code."""
+
+    SAFE = frozenset({"http", "https", "ftp", "mailto"})
+
+    def run(self, root) -> None:
+        for el in root.iter():
+            for attr in ("href", "src"):
+                url = el.get(attr)
+                if url is None:
+                    continue
+                # as a browser reads it: entities decoded, controls and spaces dropped
+                plain = re.sub(r"[\x00-\x20\x7f]", "", html.unescape(url))
+                scheme = re.match(r"([A-Za-z][A-Za-z0-9+.-]*):", plain)
+                if scheme and scheme.group(1).lower() not in self.SAFE:
+                    del el.attrib[attr]
+
+
+def to_html(text: str) -> str:
+    """The report's Markdown as HTML, with no markup but what Markdown's own syntax makes: raw
+    HTML (from a title, a directory name, a rule value, the notes) comes out as escaped text,
+    and links and images only point to the web or to relative paths. The report writes no
+    HTML into its Markdown (figures are Markdown images), so nothing of ours is lost."""
+    md = markdown.Markdown(extensions=["tables", "fenced_code"])
+    md.preprocessors.deregister("html_block")
+    md.inlinePatterns.deregister("html")
+    md.treeprocessors.register(_WebLinksOnly(md), "web_links_only", -100)  # after every other
+    return md.convert(text)
 
 
 def _headlines(datasets: list[A.Dataset], deals: list[Path], prefer: dict) -> str:

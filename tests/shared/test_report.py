@@ -1,13 +1,25 @@
 """``sim report``: HTML and Markdown twins with figures from run, sweep and deal-stats data;
-the same data give byte-identical output; bad sources are named."""
+the same data give byte-identical output; bad sources are named; no link in the output
+directory is followed, no text becomes markup, and a failed write leaves the old report."""
 
+import errno
 import hashlib
+import os
+import re
+import shutil
+import subprocess
+import sys
+from html.parser import HTMLParser
+from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from matplotlib.figure import Figure
 from typer.testing import CliRunner
 
 from sim.cli import app
-from sim.report import build_report
+from sim.report import build_report, to_html
 
 
 @pytest.fixture(scope="module")
@@ -84,3 +96,189 @@ def test_a_run_is_headed_as_one_variant(tmp_path):
     build_report([tmp_path / "solo"], tmp_path / "r", command="x")
     md = (tmp_path / "r" / "report.md").read_text()
     assert "## solo: run of a single variant" in md and "over no field" not in md
+
+
+# --- writing safely: no link followed, no markup let through, all or nothing ----------------------
+
+
+def one_error(r, *names):
+    """The CLI failed as an input error: status 2, one ``error:`` line naming ``names``."""
+    lines = r.output.strip().splitlines()
+    assert r.exit_code == 2 and len(lines) == 1 and lines[0].startswith("error: "), r.output
+    assert all(str(n) in lines[0] for n in names), r.output
+    return lines[0]
+
+
+def tree(folder):
+    """What is in ``folder``: each entry's kind and a link's target or a file's bytes."""
+    def what(p):
+        if p.is_symlink():
+            return "link", os.readlink(p)
+        return ("dir", None) if p.is_dir() else ("file", p.read_bytes())
+    return {p.relative_to(folder).as_posix(): what(p) for p in sorted(folder.rglob("*"))}
+
+
+@pytest.mark.parametrize("link", ["figures", "report.html", "report.md", "figures/01-old.png"])
+def test_a_link_inside_out_is_refused_before_anything_changes(data, tmp_path, link):
+    """``ln -s ~/pics R/figures`` or ``ln -s victim R/report.html``: the report refuses,
+    naming the link, and neither deletes nor writes anything, there or where it points."""
+    pics, victim, out = tmp_path / "pics", tmp_path / "victim.txt", tmp_path / "R"
+    pics.mkdir()
+    (pics / "holiday.png").write_bytes(b"a photo")
+    victim.write_text("precious")
+    (out / "figures").mkdir(parents=True)
+    (out / "figures" / "00-keep.png").write_bytes(b"an old figure")
+    if link == "figures":
+        shutil.rmtree(out / "figures")
+    (out / link).symlink_to(pics if link == "figures" else victim)
+    before, outside = tree(out), tree(pics) | {"victim": victim.read_text()}
+    r = CliRunner().invoke(app, ["report", "--data", str(data / "thresholds"), "--out", str(out)])
+    assert "symbolic link" in one_error(r, out / link)
+    assert tree(out) == before and tree(pics) | {"victim": victim.read_text()} == outside
+
+
+def test_out_may_be_a_link_and_a_hard_link_in_it_is_replaced(data, tmp_path):
+    """``--out`` itself a link to a directory is where the user chose to write; a hard link
+    at ``report.html`` is replaced by the new file, not written through."""
+    real, victim = tmp_path / "real", tmp_path / "victim.txt"
+    real.mkdir()
+    victim.write_text("precious")
+    os.link(victim, real / "report.html")
+    (tmp_path / "R").symlink_to(real)
+    r = CliRunner().invoke(app, ["report", "--data", str(data / "thresholds"), "--out", str(tmp_path / "R")])
+    assert r.exit_code == 0, r.output
+    assert victim.read_text() == "precious" and (real / "report.html").read_text().startswith("<!DOCTYPE html>")
+    assert sorted(p.name for p in real.iterdir()) == ["figures", "report.html", "report.md"]
+
+
+class Markup(HTMLParser):
+    """The elements of an HTML page and their attributes (entities decoded, as a browser reads them)."""
+
+    def __init__(self, page):
+        super().__init__(convert_charrefs=True)
+        self.elements = []
+        self.feed(page)
+
+    def handle_starttag(self, tag, attrs):
+        self.elements.append((tag, dict(attrs)))
+
+
+def test_html_shows_tags_in_titles_names_and_notes_as_text(data, tmp_path):
+    """A run directory named like an element, a ``--title`` with a script and notes with raw
+    HTML and a ``javascript:`` link: the HTML shows them as text, the Markdown keeps them."""
+    name = "<img src=x onerror=alert(1)>"
+    (tmp_path / name).symlink_to(data / "thresholds")
+    notes = tmp_path / "notes.md"
+    notes.write_text('<div onclick="alert(2)">raw</div>\n\n[click](javascript:alert(3))\n')
+    title = "<script>alert(1)</script>"
+    r = CliRunner().invoke(app, ["report", "--data", str(tmp_path / name), "--out", str(tmp_path / "r"),
+                                 "--title", title, "--notes", str(notes)])
+    assert r.exit_code == 0, r.output
+    md, page = (tmp_path / "r" / "report.md").read_text(), (tmp_path / "r" / "report.html").read_text()
+    assert md.startswith(f"# {title}\n") and f"## {name}: sweep" in md and notes.read_text() in md
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page and "&lt;img src=x onerror=alert(1)&gt;" in page
+    assert '&lt;div onclick="alert(2)"&gt;raw&lt;/div&gt;' in page
+    elements = Markup(page).elements
+    assert {tag for tag, _ in elements} <= MARKDOWN_TAGS | {"html", "head", "meta", "title", "style", "body"}
+    assert all(a["src"].startswith("figures/") for tag, a in elements if tag == "img")
+    assert ("a", {}) in elements  # the javascript: link kept as text, its address dropped
+
+
+MARKDOWN_TAGS = {"p", "h1", "h2", "h3", "h4", "h5", "h6", "a", "img", "em", "strong", "code", "pre", "br", "hr",
+                 "blockquote", "ul", "ol", "li", "table", "thead", "tbody", "tr", "th", "td"}
+PIECES = ["<", ">", "/", "script", "img src=x onerror=alert(1)", "iframe", '"', "'", "=", "&", "&#60;", "&lt;",
+          "&#106;", "#", "!", "[x]", "(", ")", "javascript:", "JaVaScRiPt:", "data:", "vbscript:", "http://e.org",
+          "figures/a.png", " ", "\t", "\n", "\n\n", "`", "```", "|", "---", "*", "\\", ":", "x", "<!--", "-->", "a"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(PIECES), max_size=40).map("".join))
+def test_to_html_makes_only_markdowns_own_markup(text):
+    """Whatever text the Markdown holds (a title, a directory name, a rule value, notes), the
+    HTML has only the elements Markdown syntax makes, no event handler, and no link or image
+    address but a relative or web one."""
+    for tag, attrs in Markup(to_html(text)).elements:
+        assert tag in MARKDOWN_TAGS, (tag, text)
+        assert set(attrs) <= {"href", "src", "alt", "title", "class", "style"}, (attrs, text)
+        for key in ("href", "src"):
+            if key in attrs:
+                plain = re.sub(r"[\x00-\x20\x7f]", "", attrs[key]).lower()
+                assert not plain.startswith(("javascript:", "data:", "vbscript:")), (attrs, text)
+
+
+@pytest.mark.parametrize("where", ["file", "/dev/null", "/dev/null/r"])
+def test_out_that_is_no_directory_is_one_error(data, tmp_path, where):
+    out = tmp_path / "file" if where == "file" else Path(where)
+    if where == "file":
+        out.write_text("not a directory")
+    r = CliRunner().invoke(app, ["report", "--data", str(data / "thresholds"), "--out", str(out)])
+    one_error(r, out)
+    assert "Traceback" not in r.output
+    if where == "file":
+        assert out.read_text() == "not a directory" and sorted(tmp_path.iterdir()) == [out]
+
+
+def test_read_only_out_is_one_error_and_left_as_it_was(data, tmp_path):
+    """A chmod 0o555 directory holding an old report. As root (whom permissions do not stop)
+    the command runs in a process without the capabilities that override them."""
+    out = tmp_path / "ro"
+    build_report([data / "thresholds"], out, command="x")
+    before = tree(out)
+    args = ["report", "--data", str(data / "thresholds"), "--out", str(out), "--title", "new"]
+    out.chmod(0o555)
+    try:
+        if os.geteuid() != 0:
+            r = CliRunner().invoke(app, args)
+            status, output = r.exit_code, r.output
+        else:
+            if not shutil.which("setpriv"):
+                pytest.skip("running as root, where chmod does not stop writes, without setpriv to drop "
+                            "the capabilities that override it")
+            code = "import sys; from sim.cli import main; sys.argv[0] = 'sim'; main()"
+            p = subprocess.run(["setpriv", "--bounding-set=-dac_override,-dac_read_search,-fowner",
+                                "--inh-caps=-all", sys.executable, "-c", code, *args],
+                               capture_output=True, text=True, timeout=120,
+                               env={**os.environ, "PYTHONPATH": str(Path(__file__).parents[2])})
+            if p.stderr.startswith("setpriv:"):
+                pytest.skip(f"running as root, where chmod does not stop writes, and setpriv cannot drop "
+                            f"the capabilities that override it: {p.stderr.strip()}")
+            status, output = p.returncode, p.stdout + p.stderr
+    finally:
+        out.chmod(0o755)
+    lines = output.strip().splitlines()
+    assert status == 2 and len(lines) == 1 and lines[0].startswith(f"error: cannot write {out}: "), output
+    assert tree(out) == before
+
+
+@pytest.mark.parametrize("fails", ["figure", "html"])
+@pytest.mark.parametrize("old", [True, False], ids=["old-report", "new-dirs"])
+def test_a_full_disk_leaves_nothing_half_written(data, tmp_path, monkeypatch, fails, old):
+    """No space left while writing the second figure or the HTML (half of it written): one
+    line naming the file as the report names it, the old report whole, no temporary file left;
+    for a new ``--out`` no directory made."""
+    out = tmp_path / "r" if old else tmp_path / "new" / "r"
+    if old:
+        build_report([data / "thresholds"], out, command="x")
+    before = tree(tmp_path)
+
+    def full(path, data):
+        real_write_bytes(path, data[: len(data) // 2])
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    real_write_bytes, real_savefig, calls = Path.write_bytes, Figure.savefig, []
+    if fails == "figure":
+        def savefig(fig, path, **kw):
+            calls.append(path)
+            if len(calls) == 2:
+                full(Path(path), b"\x89PNG half a figure")
+            return real_savefig(fig, path, **kw)
+        monkeypatch.setattr(Figure, "savefig", savefig)
+        named = None  # the second figure's name, known once it is written
+    else:
+        monkeypatch.setattr(Path, "write_bytes",
+                            lambda p, b: full(p, b) if p.name == "report.html" else real_write_bytes(p, b))
+        named = out / "report.html"
+    r = CliRunner().invoke(app, ["report", "--data", str(data / "thresholds"), "--out", str(out), "--title", "new"])
+    named = named or out / "figures" / Path(calls[1]).name
+    assert "No space left on device" in one_error(r, f"cannot write {named}: ")
+    assert tree(tmp_path) == before
