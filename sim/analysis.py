@@ -92,10 +92,11 @@ def check_dataset(path: Path, manifest: dict, family, deep: bool = False) -> chu
     """What ``path`` holds against what its manifest expects (:func:`sim.chunks.inspect`):
     any file missing, damaged or out of place, raises
     :class:`~sim.errors.DatasetError` naming it."""
+    for table in family.tables:
+        if not next((path / table).rglob("*.parquet"), None):
+            raise DatasetError(f"{path}: no {table} files (is it a run or sweep directory?)")
     found = chunks.inspect(path, manifest, family.tables, family.id_column, deep=deep,
                            prefix_ok=bool(manifest.get("until_ci")))
-    if not found.ok and not found.legacy and not found.bad and not found.stray:
-        raise DatasetError(f"{path}: no {family.tables[0]} files (is it a run or sweep directory?)")
     if not found.clean:
         raise DatasetError(f"{path}: {found.problems()}. `sim verify {path}` lists every problem; rerunning the "
                            "command that wrote it replaces those files")

@@ -71,5 +71,5 @@ def build(path) -> None:
             "button_turn": pl.Series([None] * len(rows), dtype=pl.Int16),
         })
         meta = provenance("rounds", v.rules.to_json(), 0, partition=v.subdir)
-        write_parquet(rounds, path / "rounds" / v.subdir / "part-0.parquet", meta)
-        write_parquet(players, path / "players" / v.subdir / "part-0.parquet", meta)
+        write_parquet(rounds, path / "rounds" / v.subdir / "part-0000000000.parquet", meta)
+        write_parquet(players, path / "players" / v.subdir / "part-0000000000.parquet", meta)
