@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Annotated
@@ -63,14 +64,36 @@ PolicyOpt = Annotated[str | None, typer.Option(
 SeatPolicyOpt = Annotated[str | None, typer.Option(
     "--seat-policy", help="Bots by seat, e.g. 0=greedy,1=careful (the others take --policy).")]
 ChunkOpt = Annotated[int | None, typer.Option(
-    "--chunk", help="Rounds (matches) per chunk file, which does not change the data [default: 10,000 rounds, "
+    "--chunk", min=1, help="Rounds (matches) per chunk file, which does not change the data [default: 10,000 rounds, "
     "1,000 matches].", show_default=False)]
 OverwriteOpt = Annotated[bool, typer.Option(
     "--overwrite", help="Replace a run with other settings in --out.")]
 ProgressOpt = Annotated[bool, typer.Option("--progress/--no-progress", help="Show a progress bar.")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print the summary as one JSON object.")]
+
+
+def _scheduler_address(text: str) -> str:
+    """A dask scheduler address, ``[SCHEME://]HOST:PORT`` (tcp when no scheme is given),
+    checked as the flags are read: a text that is no address is refused before anything
+    is played (dask's own ValueError came after the first chunks were set up)."""
+    from urllib.parse import urlsplit
+
+    schemes = ("tcp", "tls", "ws", "wss", "ucx")
+    wanted = f"expected a dask scheduler address SCHEME://HOST:PORT ({', '.join(schemes)}), e.g. tcp://10.0.0.5:8786"
+    try:
+        url = urlsplit(text if "://" in text else f"tcp://{text}")
+        ok = (url.scheme in schemes and bool(url.hostname) and bool(url.port) and not any(c.isspace() for c in text)
+              and not (url.path or url.query or url.fragment or url.username or url.password))
+    except ValueError:  # a port that is not a number 0-65535, a bracket left open
+        ok = False
+    if not ok:
+        raise typer.BadParameter(f"{text!r}: {wanted}")
+    return text
+
+
 SchedulerOpt = Annotated[str | None, typer.Option(
-    "--scheduler", help="Run the chunks on an existing dask.distributed scheduler, e.g. tcp://10.0.0.5:8786.")]
+    "--scheduler", parser=_scheduler_address, metavar="<str>",
+    help="Run the chunks on an existing dask.distributed scheduler, e.g. tcp://10.0.0.5:8786.")]
 ClusterOpt = Annotated[str | None, typer.Option(
     "--cluster", help="Start a dask LocalCluster for the run: local (one worker per core) or local:N.")]
 PlayersOpt = Annotated[int | None, typer.Option("--players", help="2, 3 or 4 [default: the preset's].")]
@@ -78,6 +101,42 @@ DuplicateOpt = Annotated[bool, typer.Option(
     "--duplicate", help="Play every deal once per seat rotation (its hands moved one seat each time, the bots "
     "and the starter's extra tile unchanged): seat and bot comparisons without the deal's luck. Rounds carry "
     "deal_id and rotation; --rounds and --chunk are rounded to whole deals.")]
+
+
+def _out_path(text: str) -> Path:
+    """An ``--out`` path (every command's), refused before anything is read or played when
+    it cannot be written: empty, holding a NUL, not UTF-8 (the manifest and the Parquet
+    metadata record it as text), or with a name or a whole longer than the filesystem takes."""
+    text = str(text)
+    if not text.strip():
+        raise typer.BadParameter("an empty path: give a file or directory, e.g. --out data/run1")
+    if "\0" in text:
+        raise typer.BadParameter(f"{text!r}: a path cannot hold a NUL character")
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:  # bytes the locale could not decode, kept as surrogates
+        shown = os.fsencode(text).decode("utf-8", "backslashreplace")
+        raise typer.BadParameter(f"'{shown}' is not valid UTF-8: give a UTF-8 path") from None
+    path = Path(text)
+    name_max, path_max = _path_limits(path)
+    for part in path.parts:
+        if len(os.fsencode(part)) > name_max:
+            raise typer.BadParameter(f"the name {part[:40]!r}... is {len(os.fsencode(part)):,} bytes long; "
+                                     f"this filesystem takes at most {name_max} a name")
+    if len(os.fsencode(os.path.abspath(text))) >= path_max:
+        raise typer.BadParameter(f"{text[:40]!r}... is longer than this filesystem's {path_max:,} bytes a path")
+    return path
+
+
+def _path_limits(path: Path) -> tuple[int, int]:
+    """The longest name and path of the filesystem that ``path`` would be on: that of its
+    nearest folder that exists (255 and 4,096 bytes where it does not say)."""
+    for folder in (path, *path.parents):
+        try:
+            return os.pathconf(folder, "PC_NAME_MAX"), os.pathconf(folder, "PC_PATH_MAX")
+        except (OSError, ValueError):  # not there (yet), or a name too long for it
+            continue
+    return 255, 4096
 
 
 def _metric_groups(kind: str) -> list[tuple[str, tuple]]:
@@ -218,7 +277,7 @@ def deal_stats(
     seed: SeedOpt = 1,
     jobs: JobsOpt = None,
     out: Annotated[Path | None, typer.Option(
-        "--out", "-o",
+        "--out", "-o", parser=_out_path, metavar="<path>",
         help="Parquet file [default: data/deal-stats/<preset>-r<size>-n<samples>-s<seed>.parquet].")] = None,
     as_json: JsonOpt = False,
     overwrite: Annotated[bool, typer.Option(
@@ -253,18 +312,25 @@ def deal_stats(
 
 
 def _seat_policies(family, policy: str | None, seat_policy: str | None, players: int) -> tuple[str, ...]:
-    names = [policy or family.policies[0]] * players
-    if seat_policy:
+    # An empty --policy is a mistake (an unset shell variable), not a request for the default.
+    names = [family.policies[0] if policy is None else policy.strip()] * players
+    given: dict[int, str] = {}
+    if seat_policy is not None:
         for item in seat_policy.split(","):
             seat, sep, name = item.partition("=")
-            if not sep or not seat.strip().isdigit():
+            if not sep or not seat.strip().isascii() or not seat.strip().isdigit():
                 raise SimError(f"--seat-policy {item!r}: expected SEAT=POLICY, e.g. 0=greedy,1=careful")
             if int(seat) >= players:
                 raise SimError(f"--seat-policy {item!r}: seats are 0-{players - 1}")
+            if int(seat) in given:
+                raise SimError(f"--seat-policy {seat_policy!r}: seat {int(seat)} given twice "
+                               f"({given[int(seat)]!r} and {item.strip()!r}); give each seat once")
+            given[int(seat)] = item.strip()
             names[int(seat)] = name.strip()
     for name in names:
         if name not in family.policies:
-            raise SimError(f"unknown policy {name!r}; {family.title} policies: {', '.join(family.policies)}")
+            what = "no policy given" if not name else f"unknown policy {name!r}"
+            raise SimError(f"{what}; {family.title} policies: {', '.join(family.policies)}")
     return tuple(names) if len(set(names)) > 1 else (names[0],)
 
 
@@ -300,6 +366,9 @@ def _play(spec, out: Path, as_json: bool, **how) -> None:
     typer.echo(json.dumps(report.summary) if as_json else runner.format_summary(report))
 
 
+MAX_ID = 2**63 - 1
+
+
 def _trace_ids(text: str) -> list[int]:
     """``7``, ``3,5,9`` or ``10-19`` -> the round ids."""
     ids: list[int] = []
@@ -313,6 +382,8 @@ def _trace_ids(text: str) -> list[int]:
             raise SimError(f"--trace {text!r}: expected an id, a list 3,5,9 or a range 10-19") from None
         if lo < 0 or hi < lo:
             raise SimError(f"--trace {text!r}: ids start at 0 and a range goes up (10-19)")
+        if hi > MAX_ID:  # the engines' round and match ids are int64
+            raise SimError(f"--trace {text!r}: ids are 0-{MAX_ID:,} (a 64-bit signed integer)")
         if hi - lo >= 100_000:
             raise SimError(f"--trace {text!r}: at most 100,000 ids at once")
         ids.extend(range(lo, hi + 1))
@@ -331,7 +402,8 @@ def run_rounds(
     policy: PolicyOpt = "greedy",
     seat_policy: SeatPolicyOpt = None,
     settings: SetOpt = None,
-    out: Annotated[Path | None, typer.Option("--out", "-o", help="Run directory to write.")] = None,
+    out: Annotated[Path | None, typer.Option(
+        "--out", "-o", parser=_out_path, metavar="<path>", help="Run directory to write.")] = None,
     chunk: ChunkOpt = None,
     trace: Annotated[str | None, typer.Option(
         "--trace", help="Print every action of these rounds, checked by the referee: an id, a list 3,5,9 "
@@ -387,7 +459,8 @@ def sweep(
     jobs: JobsOpt = None,
     policy: PolicyOpt = "greedy",
     settings: SetOpt = None,
-    out: Annotated[Path | None, typer.Option("--out", "-o", help="Sweep directory to write.")] = None,
+    out: Annotated[Path | None, typer.Option(
+        "--out", "-o", parser=_out_path, metavar="<path>", help="Sweep directory to write.")] = None,
     chunk: ChunkOpt = None,
     as_json: JsonOpt = False,
     overwrite: OverwriteOpt = False,
@@ -417,6 +490,19 @@ def sweep(
             raise SimError(f"--grid {key.strip()} given twice")
         values[key.strip()] = vals
     base = _rules(preset_name, settings)
+    set_items = {item.partition("=")[0].strip(): item for item in settings or ()}
+    for key, vals in values.items():
+        if key in set_items:
+            raise SimError(f"{key}: both set (--set {set_items[key]}) and swept (--grid {key}={','.join(vals)}); "
+                           "give it in one of them")
+        if key in base.field_names() and key not in ("name", "family"):  # others: refused by grid_variants
+            typed = [base.typed_value(key, v) for v in vals]  # 91, +91 and 091 are one value
+            twice = next((t for t in typed if typed.count(t) > 1), None)
+            if twice is not None:
+                same = [v for v, t in zip(vals, typed, strict=True) if t == twice]
+                same = ", ".join(same[:-1]) + " and " + same[-1]
+                shown = str(twice).lower() if isinstance(twice, bool) else twice
+                raise SimError(f"--grid {key}: {same} are the same value ({shown}); give each value once")
     variants = runner.grid_variants(base, values)
     players = min(v.rules.players for v in variants)
     family = family_of(base)
@@ -452,7 +538,8 @@ def balance(
     jobs: JobsOpt = None,
     policy: PolicyOpt = "greedy",
     settings: SetOpt = None,
-    out: Annotated[Path | None, typer.Option("--out", "-o", help="Directory of the rounds played (a sweep).")] = None,
+    out: Annotated[Path | None, typer.Option(
+        "--out", "-o", parser=_out_path, metavar="<path>", help="Directory of the rounds played (a sweep).")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object per target.")] = False,
     overwrite: OverwriteOpt = False,
     scheduler: SchedulerOpt = None,
@@ -514,7 +601,8 @@ def tournament(
     seed: SeedOpt = 1,
     jobs: JobsOpt = None,
     settings: SetOpt = None,
-    out: Annotated[Path | None, typer.Option("--out", "-o", help="Directory of the rounds played.")] = None,
+    out: Annotated[Path | None, typer.Option(
+        "--out", "-o", parser=_out_path, metavar="<path>", help="Directory of the rounds played.")] = None,
     chunk: ChunkOpt = 10_000,
     as_json: Annotated[bool, typer.Option("--json", help="Print the standings as one JSON object.")] = False,
     overwrite: OverwriteOpt = False,
@@ -542,7 +630,8 @@ def tournament(
 def report(
     data: Annotated[list[Path], typer.Option(
         "--data", "-d", help="A run or sweep directory, or a deal-stats .parquet file (repeatable).")],
-    out: Annotated[Path, typer.Option("--out", "-o", help="Report directory, e.g. reports/NAME.")],
+    out: Annotated[Path, typer.Option("--out", "-o", parser=_out_path, metavar="<path>",
+                                      help="Report directory, e.g. reports/NAME.")],
     title: Annotated[str | None, typer.Option(
         "--title", help="The report's title [default: '<family> balancing report', by the data].")] = None,
     notes: Annotated[Path | None, typer.Option(

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 import sys
 from dataclasses import dataclass, fields
 from typing import Any, ClassVar, get_type_hints
@@ -33,6 +34,10 @@ ONE_CLASS_FIELDS = frozenset({
     "one_turn_penalty", "locked_jokers", "easing_open", "easing_step", "easing_every", "easing_floor",
     "last_call", "joker_moves", "decks", "target", "partners", "rummy_layoffs",
 })
+# A rules name is used in file names (``sim deal-stats``' default --out): a plain name, no
+# path. Letters, digits, ".", "_" and "-", not starting with "." (no "..", no hidden file),
+# short enough for a file name with the suffixes added to it.
+NAME = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9._-]{0,99}")
 # The fields the one class gained last: one-class JSON written before them lacks them (a
 # family's ``earlier_readings`` say how those rounds were played).
 ONE_CLASS_LATEST = frozenset({"joker_moves", "rummy_layoffs"})
@@ -61,13 +66,26 @@ class Rules:
     earlier_readings: ClassVar[dict[str, Any]] = {}
     # Fields a one-class object held under another name (old name -> field).
     renamed: ClassVar[dict[str, str]] = {}
+    # The range of every numeric field, both ends allowed: field -> (lowest, highest) or
+    # (lowest, highest, a note for the message). A range is what makes sense in the game
+    # and what the family's table columns hold in its worst case (the family's class says
+    # how); a family's class extends its base's, and a test holds every int field to one.
+    bounds: ClassVar[dict[str, tuple]] = {"players": (2, 4)}
 
     def __post_init__(self) -> None:
         self.validate()
 
     def validate(self) -> None:
-        """Raise :class:`~sim.errors.RulesError` naming the first field out of range."""
-        self.need(self.players in (2, 3, 4), "players", "must be 2, 3 or 4")
+        """Raise :class:`~sim.errors.RulesError` naming the first field out of range: the
+        name, then every field of :attr:`bounds`; a family's class then checks the values
+        that depend on each other."""
+        self.need(isinstance(self.name, str) and NAME.fullmatch(self.name) is not None, "name",
+                  "must be a plain name, no path: at most 100 ASCII letters, digits, '.', '_' and '-', "
+                  "not starting with '.'")
+        for field, (low, high, *note) in self.bounds.items():
+            value = getattr(self, field)
+            self.need(isinstance(value, int) and low <= value <= high, field,
+                      f"must be {range_text(low, high)}" + "".join(f" ({n})" for n in note))
 
     def need(self, cond: bool, field: str, what: str) -> None:
         """Refuse the rules unless ``cond``: ``field: what (got value)``."""
@@ -148,14 +166,7 @@ class Rules:
         and the typed values ``fixed`` (``players`` from ``--players``), validated together:
         the order of the flags does not matter. A field of another family is refused
         whatever its value."""
-        hints = get_type_hints(type(self))
-        changes: dict[str, Any] = {}
-        for key, text in settings.items():
-            if key == "family":
-                raise RulesError("family: choose a preset of that family instead of setting it")
-            if key not in self.field_names():
-                raise self._not_a_field(key)
-            changes[key] = _parse_value(key, hints[key], text)
+        changes = {key: self.typed_value(key, text) for key, text in settings.items()}
         for key, value in fixed.items():
             if value is None:
                 continue
@@ -163,6 +174,16 @@ class Rules:
                 raise RulesError(f"{key}: set to {changes[key]} by --set and to {value} by --{key}")
             changes[key] = value
         return self.replace(**changes)
+
+    def typed_value(self, key: str, text: str) -> Any:
+        """Field ``key``'s value read from text (``--set``, ``--grid``), typed by the field,
+        not yet validated: ``+91`` and ``091`` are 91. A field these rules do not have, or
+        ``family``, is refused."""
+        if key == "family":
+            raise RulesError("family: choose a preset of that family instead of setting it")
+        if key not in self.field_names():
+            raise self._not_a_field(key)
+        return _parse_value(key, get_type_hints(type(self))[key], text)
 
     def _not_a_field(self, key: str) -> RulesError:
         """The error for a field these rules do not have: whose rule it is, if a family's."""
@@ -214,17 +235,19 @@ class TileRules(Rules):
     button_jokers: ClassVar[int] = 0  # T-BTN-1
     wrap_runs: ClassVar[bool] = False  # K-VAR: runs may wrap from 13 to 1
 
+    # A rack holds at most the 104 numbered tiles (728 points) and 6 jokers (the set's 2,
+    # one button joker a player, T-BTN-1): 728 + 6 x 1,000 fits the int16 rack_value and
+    # open_threshold columns. 1,000 is ten times the largest opening and joker penalty of
+    # the standard games (101).
+    bounds: ClassVar[dict[str, tuple]] = {
+        **Rules.bounds, "rack_size": (3, 30), "jokers": (0, 2, "T-SET-1"), "open_points": (0, 1_000),
+        "group_of_three_max_jokers": (1, 2), "joker_penalty": (0, 1_000)}
+
     def validate(self) -> None:
         super().validate()
-        need = self.need
-        need(self.jokers in (0, 1, 2), "jokers", "the set holds 0, 1 or 2 jokers")
-        need(0 <= self.open_points <= 1000, "open_points", "must be 0-1000")
-        need(self.group_of_three_max_jokers in (1, 2), "group_of_three_max_jokers", "must be 1 or 2")
-        need(self.joker_penalty >= 0, "joker_penalty", "must not be negative")
-        need(3 <= self.rack_size <= 30, "rack_size", "must be 3-30")
         # All racks and the first discard must fit in the 106 tiles.
         total = self.players * self.rack_size + self.starter_extra
-        need(total < 104 + self.jokers, "rack_size", f"{self.players} racks of it do not fit in the set")
+        self.need(total < 104 + self.jokers, "rack_size", f"{self.players} racks of it do not fit in the set")
 
     @property
     def has_pairs_opening(self) -> bool:
@@ -233,6 +256,15 @@ class TileRules(Rules):
     def deal_size(self, starter: bool = False) -> int:
         """Tiles dealt to one player: T-SET-2, K-SET-1."""
         return self.rack_size + (self.starter_extra if starter else 0)
+
+
+def range_text(low: int, high: int) -> str:
+    """``0-10,000``; ``2, 3 or 4`` and ``0 or 1`` for short ranges."""
+    if high - low == 1:
+        return f"{low} or {high}"
+    if high - low == 2:
+        return f"{low}, {low + 1} or {high}"
+    return f"{low:,}-{high:,}"
 
 
 def _parse_value(key: str, typ: Any, text: str) -> Any:

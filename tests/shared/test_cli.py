@@ -4,6 +4,7 @@ bad input gives one clear line and a non-zero exit, never a traceback."""
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import polars as pl
 import pytest
@@ -221,3 +222,121 @@ def test_the_new_readings_take_only_their_values_and_only_their_family(tmp_path)
         res = CliRunner().invoke(app, ["run", "--preset", preset, "--set", setting, "--out", str(out)])
         assert res.exit_code == 2 and res.output.count("error:") == 1 and message in res.output, res.output
         assert not out.exists()
+
+
+# --- values refused at the door: one line, nothing written, nothing played ------------------
+
+LONG = "a" * 300  # a name longer than a filesystem takes (255 bytes on ext4, tmpfs, xfs...)
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["run", "--set", "win_points=3000000000", "--rounds", "200"], "win_points: must be 0-10,000 (got 3000000000)"),
+    (["run", "--set", "unopened_penalty=5000000000", "--rounds", "20"], "unopened_penalty: must be 0-10,000"),
+    (["run", "--set", "joker_penalty=40000", "--rounds", "20"], "joker_penalty: must be 0-1,000"),
+    (["run", "--preset", "rummikub", "--set", "joker_penalty=40000", "--rounds", "20"],
+     "joker_penalty: must be 0-1,000"),
+    (["run", "--preset", "rummikub", "--set", "win_points=3000000000", "--rounds", "20"],
+     "win_points: a rule of Rummy 101, not of Rummikub"),
+    (["run", "--preset", "rummy101-cards", "--set", "target=1000000000", "--matches", "2"],
+     "target: must be 1-1,000"),
+    (["run", "--policy", "", "--rounds", "20"], "no policy given; Rummy 101 policies: greedy, careful"),
+    (["run", "--seat-policy", "0=greedy,0=careful", "--rounds", "20"], "seat 0 given twice"),
+    (["run", "--seat-policy", "00=greedy,0=careful", "--rounds", "20"], "seat 0 given twice"),
+    (["run", "--seat-policy", "\u00b2=greedy", "--rounds", "20"], "expected SEAT=POLICY"),
+    (["run", "--seat-policy", "", "--rounds", "20"], "expected SEAT=POLICY"),
+    (["sweep", "--grid", "open_points=91,+91,091", "--rounds", "20"],
+     "--grid open_points: 91, +91 and 091 are the same value (91)"),
+    (["sweep", "--grid", "starter_may_open=true,yes", "--rounds", "20"], "true and yes are the same value (true)"),
+    (["sweep", "--grid", "players=2,3", "--set", "players=4", "--rounds", "20"],
+     "players: both set (--set players=4) and swept (--grid players=2,3)"),
+    (["deal-stats", "--set", "name=../../../escaped", "--samples", "10"], "name: must be a plain name, no path"),
+])
+def test_out_of_range_and_contradictory_values_are_one_line_before_anything_is_written(args, message, tmp_path,
+                                                                                        monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    r = run(*args, *(["--out", "D"] if args[0] != "deal-stats" else []), "--no-progress")
+    assert r.exit_code == 2 and r.output.startswith("error: ") and r.output.count("\n") == 1, r.output
+    assert message in r.output
+    assert list(tmp_path.iterdir()) == []  # no run directory, no manifest, no escaped file
+
+
+@pytest.mark.parametrize("args", [["run", "--chunk", "0", "--rounds", "20", "--out", "D"],
+                                  ["run", "--chunk", "-5", "--rounds", "20", "--out", "D"],
+                                  ["sweep", "--grid", "players=2,3", "--chunk", "0", "--out", "D"],
+                                  ["tournament", "--policies", "greedy,careful", "--chunk", "0", "--out", "D"]])
+def test_a_chunk_below_1_is_refused_not_replaced(args, tmp_path, monkeypatch):
+    """--chunk 0 used to become 10,000 and --chunk -5 one round a chunk."""
+    monkeypatch.chdir(tmp_path)
+    r = run(*args)
+    assert r.exit_code == 2 and "'--chunk'" in r.output and "greater than or equal to 1" in r.output
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("preset", ["rummy101", "rummikub", "rummy101-cards"])
+def test_trace_ids_beyond_64_bits_are_refused_and_the_last_one_traces(preset):
+    r = run("run", "--preset", preset, "--trace", "99999999999999999999")
+    assert r.exit_code == 2 and r.output == (
+        "error: --trace '99999999999999999999': ids are 0-9,223,372,036,854,775,807 (a 64-bit signed integer)\n")
+    assert run("run", "--preset", preset, "--trace", "0,9223372036854775808").exit_code == 2
+    last = run("run", "--preset", preset, "--trace", str(2**63 - 1))
+    assert last.exit_code == 0 and "no violations" in last.output, last.output
+
+
+def test_scheduler_addresses_are_read_before_anything_runs(tmp_path, monkeypatch):
+    import typer
+
+    from sim.cli import _scheduler_address
+
+    for good in ("tcp://10.0.0.5:8786", "10.0.0.5:8786", "localhost:8786", "tls://host:1", "tcp://[::1]:8786"):
+        assert _scheduler_address(good) == good
+    for bad in ("not a url", "", "tcp://host", "foo://a:1", "tcp://a:99999", "tcp://a:0", "tcp://a:x",
+                "tcp://a:1/path", "tcp://[::1:8786", "tcp://a b:1"):
+        with pytest.raises(typer.BadParameter, match="expected a dask scheduler address"):
+            _scheduler_address(bad)
+    monkeypatch.chdir(tmp_path)
+    for cmd in (["run", "--rounds", "20"], ["sweep", "--grid", "players=2,3"], ["deal-stats", "--samples", "10"],
+                ["balance", "--field", "open_points", "--range", "61:71", "--target", "p_open_by_turn_3=0.5"],
+                ["tournament", "--policies", "greedy,careful"]):
+        r = run(*cmd, "--scheduler", "not a url", "--out", "D")
+        assert r.exit_code == 2 and "'not a url': expected a dask scheduler address" in r.output, (cmd, r.output)
+    assert list(tmp_path.iterdir()) == []
+
+
+OUT_COMMANDS = [["run", "--rounds", "20"], ["sweep", "--grid", "players=2,3", "--rounds", "20"],
+                ["deal-stats", "--samples", "10"], ["tournament", "--policies", "greedy,careful"],
+                ["balance", "--field", "open_points", "--range", "61:71", "--target", "p_open_by_turn_3=0.5"],
+                ["report", "--data", "data/none"]]
+
+
+@pytest.mark.parametrize("cmd", OUT_COMMANDS, ids=lambda c: c[0])
+@pytest.mark.parametrize(("out", "message"), [
+    ("", "an empty path"), ("  ", "an empty path"), (LONG, "is 300 bytes long; this filesystem takes at most"),
+    (f"sub/{LONG}/x", "is 300 bytes long"), ("caf\udce9", "'caf\\xe9' is not valid UTF-8"),
+    ("a\0b", "cannot hold a NUL")])
+def test_every_out_path_that_cannot_be_written_is_refused_before_any_play(cmd, out, message, tmp_path, monkeypatch):
+    """--out '' (once the current directory), a name of 300 bytes, bytes that are not UTF-8
+    (``$'caf\\xe9'``, which Python reads as a surrogate): refused while the flags are read."""
+    monkeypatch.chdir(tmp_path)
+    r = run(*cmd, "--out", out, "--no-progress" if cmd[0] != "report" else "--title=t")
+    assert r.exit_code == 2 and "Invalid value for '--out' / '-o'" in r.output and message in r.output, r.output
+    assert "Traceback" not in r.output and list(tmp_path.iterdir()) == []
+
+
+def test_out_path_limits_come_from_the_filesystem_it_would_be_on(tmp_path):
+    from sim.cli import _out_path, _path_limits
+
+    assert _path_limits(tmp_path / "not" / "yet") == _path_limits(tmp_path)
+    assert _out_path(str(tmp_path / ("b" * 255))) == tmp_path / ("b" * 255)  # the longest name that fits
+    assert _out_path("data/run 1/é") == Path("data/run 1/é")
+
+
+def test_the_command_says_a_refused_flag_in_one_line():
+    """Through the real command (main, a usage error included), argv bytes that are not UTF-8
+    as the shell passes them: one ``error:`` line on stderr, status 2."""
+    for args in ([b"run", b"--out", b"caf\xe9", b"--rounds", b"20"], [b"run", b"--chunk", b"0", b"--out", b"D"],
+                 [b"run", b"--scheduler", b"not a url", b"--out", b"D"], [b"run", b"--trace", b"1" * 20]):
+        r = subprocess.run([sys.executable, "-m", "sim.cli", *args], capture_output=True)
+        lines = r.stderr.decode("utf-8", "replace").splitlines()
+        assert r.returncode == 2 and len(lines) == 1 and lines[0].startswith("error: "), (args, r.stderr)
+    assert "'caf\\xe9' is not valid UTF-8" in subprocess.run(
+        [sys.executable, "-m", "sim.cli", "run", b"--out", b"caf\xe9"], capture_output=True).stderr.decode()

@@ -186,3 +186,112 @@ def test_every_rule_id_cited_is_defined_in_the_rules_reference():
             if not known:
                 missing.add((cited, path.name))
     assert not missing, sorted(missing)
+
+
+# --- ranges of the numeric fields and the rules name ---------------------------------------
+
+FAMILY_PRESETS = {f.name: f.rules_class.defaults().name for f in families()}
+BOUNDED = [(preset, field) for family, preset in FAMILY_PRESETS.items()
+           for field in next(f.rules_class for f in families() if f.name == family).bounds]
+
+
+def _numeric_fields(cls) -> set[str]:
+    from typing import get_type_hints
+
+    hints = get_type_hints(cls)
+    return {name for name in cls.field_names() if hints[name] is int}
+
+
+def test_every_numeric_field_of_every_family_has_a_range():
+    """A range per int field (``bounds``), no more: a new field cannot slip in unbounded."""
+    for f in families():
+        assert set(f.rules_class.bounds) == _numeric_fields(f.rules_class), f.name
+        for field, (low, high, *_) in f.rules_class.bounds.items():
+            assert low <= getattr(f.rules_class.defaults(), field) <= high  # the standard game inside
+
+
+def at_value(preset: str, field: str, value: int):
+    """The preset with ``field`` at ``value`` and the fewest other changes that make a
+    valid game (two players for the largest racks and hands, four for two decks), or None."""
+    base = sim.preset(preset)
+    for extra in ({}, {"players": 2}, {"players": 3}, {"players": 4, "decks": 2}):
+        try:
+            return base.replace(**{**extra, field: value})
+        except sim.RulesError:
+            continue
+    return None
+
+
+@pytest.mark.parametrize(("preset", "field"), BOUNDED)
+def test_a_range_takes_both_ends_and_refuses_past_them_naming_field_and_range(preset, field):
+    from sim.rules import range_text
+
+    rules = sim.preset(preset)
+    low, high, *_ = type(rules).bounds[field]
+    for value in (low, high):  # C-DEAL-1: no deal of 26 cards a hand leaves a stock
+        assert at_value(preset, field, value) is not None or (field, value) == ("hand_size", 26)
+    for value in (low - 1, high + 1, 3_000_000_000, -(2**70)):
+        with pytest.raises(sim.RulesError) as e:
+            rules.with_settings({field: str(value)})
+        assert str(e.value).startswith(f"{field}: must be {range_text(low, high)}"), str(e.value)
+        assert f"(got {value})" in str(e.value)
+
+
+def test_ranges_read_as_people_write_them():
+    from sim.rules import range_text
+
+    assert (range_text(0, 10_000), range_text(2, 4), range_text(0, 1)) == ("0-10,000", "2, 3 or 4", "0 or 1")
+    with pytest.raises(sim.RulesError, match=r"^win_points: must be 0-10,000 \(got 3000000000\)$"):
+        sim.preset("rummy101").with_settings({"win_points": "3000000000"})
+    with pytest.raises(sim.RulesError, match=r"^joker_penalty: must be 0-1,000 \(got 40000\)$"):
+        sim.preset("rummikub").with_settings({"joker_penalty": "40000"})
+    with pytest.raises(sim.RulesError, match=r"^target: must be 1-1,000 \(got 1000000000\)$"):
+        sim.preset("rummy101-cards").with_settings({"target": "1000000000"})
+    with pytest.raises(sim.RulesError, match=r"^open_pairs: must be 0-13 \(0 turns the pairs opening off\)"):
+        sim.preset("rummy101").replace(open_pairs=14)
+
+
+def test_a_rummy_101_field_on_rummikub_is_refused_as_another_family_s_before_its_range():
+    with pytest.raises(sim.RulesError, match=r"^win_points: a rule of Rummy 101, not of Rummikub"):
+        sim.preset("rummikub").with_settings({"win_points": "3000000000"})
+
+
+@pytest.mark.parametrize("name", ["../../../escaped", "a/b", "/abs", ".hidden", "..", "", "a b", "tab\t",
+                                  "new\nline", "café", "x" * 101, "a\\b"])
+def test_a_rules_name_that_is_not_a_plain_name_is_refused(name):
+    """The name goes into file names (deal-stats' default --out): no path, no hidden file."""
+    for preset in FAMILY_PRESETS.values():
+        with pytest.raises(sim.RulesError, match=r"^name: must be a plain name, no path"):
+            sim.preset(preset).replace(name=name)
+    with pytest.raises(sim.RulesError, match=r"^name: must be a plain name, no path"):
+        sim.preset("rummy101").with_settings({"name": "../../../escaped"})  # --set name=...
+
+
+def test_plain_names_pass_the_presets_too():
+    for name in ("rummy101", "my-variant_2.1", "-x", "A" * 100, "half", "mine"):
+        assert sim.preset("rummikub").replace(name=name).name == name
+    assert all(sim.preset(p).name == p for p in PRESETS)  # every preset's name passes
+
+
+def test_typed_values_compare_as_the_field_reads_them():
+    r = sim.preset("rummy101")
+    assert r.typed_value("open_points", "+91") == r.typed_value("open_points", "091") == 91
+    assert r.typed_value("starter_may_open", "yes") is True and r.typed_value("threshold_mode", " fixed") == "fixed"
+    with pytest.raises(sim.RulesError, match="wrap_runs: a rule of Rummikub, not of Rummy 101"):
+        r.typed_value("wrap_runs", "true")
+
+
+def test_the_rules_reference_gives_each_field_s_range_as_the_code_has_it():
+    import re
+
+    text = (Path(__file__).resolve().parents[2] / "docs" / "rules.md").read_text()
+    table = text[text.index("### The fields at a glance"):text.index("## Notation")]
+    documented = {}
+    for line in table.splitlines():
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        if len(cells) == 6 and cells[4] and cells[0].startswith("`"):
+            names = re.findall(r"`(\w+)`", cells[0])
+            for name, shown in zip(names, cells[4].split(", "), strict=True):
+                documented[name] = shown
+    want = {field: f"{low:,}-{high:,}" for f in families() for field, (low, high, *_) in f.rules_class.bounds.items()}
+    assert documented == {**want, "hand_size": "0 or 3-26"}  # 1 and 2 refused with C-SET-1's message

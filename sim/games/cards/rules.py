@@ -26,16 +26,21 @@ class CardRules(Rules):
     # The one-class rules called the hand size rack_size and the rummy factor finish_factor.
     renamed: ClassVar[dict] = {"rack_size": "hand_size", "finish_factor": "rummy_factor"}
     earlier_readings: ClassVar[dict] = {"rummy_layoffs": True}  # C-SCORE-2 revised
+    # A chunk's hand rows grow with the target (sim/games/cards/play.py: 4 + target / 25 a
+    # match at first, doubled when they run out): matches to 1,000, ten times the standard
+    # 101, take 140 hands on average with two players, a chunk of 1,000 of them 63 MB at
+    # most. The int16 and int32 columns hold the worst cases: a hand's points, 104 cards of
+    # 10 x 10 for going rummy; a total, the target and one hand's points more.
+    bounds: ClassVar[dict[str, tuple]] = {
+        **Rules.bounds, "hand_size": (0, 26, "0: 10 cards with two players, else 7"), "decks": (1, 2),
+        "target": (1, 1_000), "rummy_factor": (1, 10)}
 
     def validate(self) -> None:
         super().validate()
         need = self.need
-        need(self.decks in (1, 2), "decks", "must be 1 or 2")
         need(self.decks == 1 or self.players == 4, "decks", "two decks only with four players (C-SET-1)")
-        need(self.target >= 1, "target", "must be at least 1")
         need(not self.partners or self.players == 4, "partners", "partners need four players (C-TEAM-1)")
-        need(1 <= self.rummy_factor <= 10, "rummy_factor", "must be 1-10")
-        need(self.hand_size in (0, *range(3, 27)), "hand_size", "must be 0 (by players) or 3-26")
+        need(self.hand_size not in (1, 2), "hand_size", "must be 0 (by players) or 3-26")
         # C-DEAL-1: every hand and the upcard come from the decks, and a card is left for the stock.
         need(self.players * self.deal_size() + 2 <= 52 * self.decks, "hand_size",
              f"{self.players} hands of {self.deal_size()} cards and the upcard leave no card for the stock of "

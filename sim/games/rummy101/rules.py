@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
 from sim.rules import TileRules
 
@@ -34,17 +35,18 @@ class Rummy101Rules(TileRules):
     finish_factor: int = 2
     one_turn_penalty: int = 404
 
+    # The int32 score column's worst cases are far inside these: a winner's 10,000 x 10 x 10
+    # (T-SCORE-1), a loser's rack of 6,728 (TileRules.bounds) x 10 x 10 after a pairs
+    # opening and a joker finish (T-SCORE-2/3), 10,000 x 10 unopened or after a one-turn
+    # finish. 10,000 is about a hundred times the standard 101 points, 25 times the 404.
+    bounds: ClassVar[dict[str, tuple]] = {
+        **TileRules.bounds, "starter_extra": (0, 1), "open_pairs": (0, 13, "0 turns the pairs opening off"),
+        "button_jokers": (0, 1, "T-BTN-1"), "win_points": (0, 10_000), "unopened_penalty": (0, 10_000),
+        "one_turn_penalty": (0, 10_000), "pairs_penalty_factor": (1, 10), "finish_factor": (1, 10)}
+
     def validate(self) -> None:
         super().validate()
-        need = self.need
-        need(self.starter_extra in (0, 1), "starter_extra", "must be 0 or 1")
-        need(self.threshold_mode in THRESHOLD_MODES, "threshold_mode", "must be fixed or increasing")
-        need(0 <= self.open_pairs <= 13, "open_pairs", "must be 0-13 (0 turns the pairs opening off)")
-        need(self.button_jokers in (0, 1), "button_jokers", "must be 0 or 1 (T-BTN-1)")
-        for name in ("win_points", "unopened_penalty", "one_turn_penalty"):
-            need(getattr(self, name) >= 0, name, "must not be negative")
-        for name in ("pairs_penalty_factor", "finish_factor"):
-            need(1 <= getattr(self, name) <= 10, name, "must be 1-10")
+        self.need(self.threshold_mode in THRESHOLD_MODES, "threshold_mode", "must be fixed or increasing")
 
 
 STANDARD = Rummy101Rules(name="rummy101", family="rummy101")
