@@ -594,9 +594,11 @@ def compile_kernels(
 
     from sim import jit
     from sim.games import families
+    from sim.parallel import cap_jobs
     from sim.solver import runs
     from sim.workloads import all_workloads
 
+    jobs = cap_jobs(jobs)  # said even when everything is compiled already
     known = {f.name: f for f in families()}
     if family:
         unknown = [name for name in family if name not in known]
