@@ -231,7 +231,7 @@ def deal_stats(
 ) -> None:
     """Deal racks from the full tile set and tell how often they can open, or card hands and how
     often they can meld or go out (with 95% intervals)."""
-    from sim import dealstats
+    from sim import dealstats, plan
     from sim.precision import parse_target
 
     rules = _rules(preset_name, settings)
@@ -239,6 +239,7 @@ def deal_stats(
     size = rack_size if rack_size is not None else rules.deal_size()
     if out is None:
         out = Path("data/deal-stats") / f"{rules.name}-r{size}-n{samples}-s{seed}.parquet"
+    plan.check_deal_stats(rules, samples, out, dealstats.CHUNK_RACKS, jobs, scheduler, cluster, until is not None)
     dealstats.prepare_output(out, overwrite)
     stats = dealstats.run_deal_stats(rules, size, samples, seed, jobs=jobs, progress=progress,
                                      scheduler=scheduler, cluster=cluster, until=until)
@@ -347,7 +348,7 @@ def run_rounds(
 ) -> None:
     """Play rounds (card Rummy 101: matches) with bots in parallel and write the family's tables
     (Rummy 101, Rummikub: rounds, players; card Rummy 101: matches, hands, players)."""
-    from sim import runner
+    from sim import plan, runner
     from sim.games import family_of
     from sim.precision import parse_target
 
@@ -363,6 +364,7 @@ def run_rounds(
     variants = (runner.Variant(rules),)
     rounds, chunk = _sizes(family, variants, rounds, matches, chunk, 100_000, duplicate)
     spec = runner.RunSpec(variants, rounds, seed, policies, chunk, until=until, duplicate=duplicate)
+    plan.check_run(spec, out, jobs, scheduler, cluster)  # before anything is listed or written
     _play(spec, out, as_json, jobs=jobs, progress=progress, overwrite=overwrite, scheduler=scheduler, cluster=cluster)
 
 
@@ -399,7 +401,9 @@ def sweep(
 ) -> None:
     """Play every combination of the --grid values into one hive-partitioned dataset, the
     same shuffled tiles for the same round id in every variant."""
-    from sim import runner
+    import math
+
+    from sim import plan, runner
     from sim.games import family_of
     from sim.precision import parse_target
 
@@ -417,6 +421,7 @@ def sweep(
             raise SimError(f"--grid {key.strip()} given twice")
         values[key.strip()] = vals
     base = _rules(preset_name, settings)
+    plan.check_variants(math.prod(map(len, values.values())))  # before each is made
     variants = runner.grid_variants(base, values)
     players = min(v.rules.players for v in variants)
     family = family_of(base)
@@ -424,6 +429,7 @@ def sweep(
     rounds, chunk = _sizes(family, variants, rounds, matches, chunk, 10_000, duplicate)
     spec = runner.RunSpec(variants, rounds, seed, _seat_policies(family, policy, None, 4)[:1], chunk, kind="sweep",
                           until=until, duplicate=duplicate)
+    plan.check_run(spec, out, jobs, scheduler, cluster)
     _play(spec, out, as_json, jobs=jobs, progress=progress, overwrite=overwrite, scheduler=scheduler, cluster=cluster)
 
 
@@ -462,6 +468,7 @@ def balance(
     """Find the value of a rules field at which a metric reaches a target (paired bisection with
     a confidence test on common random numbers; see the README). Exit status 1 when a target
     is out of reach in the range."""
+    from sim import plan
     from sim.balance import Balance, format_answer, parse_goal
     from sim.games import family_of
 
@@ -486,6 +493,7 @@ def balance(
     search = Balance(rules, field_name, lo, hi, out, seed, policies, rounds, max_rounds, tolerance, say)
     search.overwrite = overwrite
     search.progress = progress
+    plan.check_balance(search, len(goals), jobs, scheduler, cluster)
     answers, seconds = search.run(goals, jobs=jobs, scheduler=scheduler, cluster=cluster)
     for ans in answers:
         if as_json:
@@ -524,7 +532,7 @@ def tournament(
 ) -> None:
     """Seat the policies in every arrangement over duplicate deals and rank them: mean score and
     win share with 95% intervals, pairwise differences paired on the deals."""
-    from sim import runner
+    from sim import plan, runner
     from sim import tournament as t
 
     rules = _rules(preset_name, settings, players)
@@ -532,6 +540,7 @@ def tournament(
     if out is None:
         raise SimError("--out DIR is required")
     spec = t.spec(rules, names, rounds, seed, chunk)
+    plan.check_run(spec, out, jobs, scheduler, cluster)
     runner.run(spec, out, jobs=jobs, progress=progress, overwrite=overwrite, scheduler=scheduler, cluster=cluster)
     s = t.standings(out)
     typer.echo(json.dumps(s) if as_json else "\n".join(t.format_standings(s)))

@@ -333,6 +333,19 @@ def player_stats(tables: dict[str, pl.DataFrame], rows: pl.DataFrame, column: st
     return cluster_stats(rows[column].cast(pl.Float64).to_numpy(), rows[by].to_numpy())
 
 
+@dataclass(frozen=True)
+class Costs:
+    """What one unit of work of a family costs, for the plan a command is checked against
+    before it starts (:mod:`sim.plan`): measured on small runs of its standard game (its
+    family says how), the rates rough (a shared 2-core machine, one worker process)."""
+
+    disk_per_unit: float  # Parquet bytes of a run per round (match), every table
+    units_per_second: float  # rounds (matches) one worker process plays a second
+    disk_per_sample: float  # Parquet bytes of ``sim deal-stats`` per rack (hand)
+    memory_per_sample: float  # bytes the parent holds per rack (hand) while it gathers the table (its peak)
+    samples_per_second: float  # racks (hands) one worker process deals and solves a second
+
+
 # The package modules a family supplies (by convention, see Family); the contract test
 # (tests/shared/test_family_contract.py) checks that every registered family has them.
 MODULES = ("rules", "tables", "summary", "trace", "referee", "report", "solve")
@@ -386,6 +399,10 @@ class Family(ABC):
     balance_example: ClassVar[tuple[str, str, str]]
     referee_checks: ClassVar[str] = "every action checked"  # what its referee's verdict covers
     variant_metrics: ClassVar[dict[str, tuple[str, tuple[str, ...]]]] = {}
+    # What its work costs (sim.plan checks a command against it before it starts); a family
+    # measures its own, these are of the order of the families'.
+    costs: ClassVar[Costs] = Costs(disk_per_unit=100, units_per_second=1_000, disk_per_sample=3,
+                                   memory_per_sample=70, samples_per_second=100_000)
 
     def __init_subclass__(cls, **kwargs) -> None:
         super().__init_subclass__(**kwargs)
