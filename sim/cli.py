@@ -674,7 +674,23 @@ def main() -> None:
     except typer.Abort:
         typer.echo("error: interrupted", err=True)
         sys.exit(130)
+    except MemoryError as e:  # under `ulimit -v`, or a worker's, re-raised here by joblib
+        import gc
+
+        detail = f" ({e})" if str(e) else ""  # what was being done, when the step said so
+        e.__traceback__ = None  # its frames hold what the failed step allocated:
+        gc.collect()  # freed, so that the message itself can be written
+        command = next((a for a in sys.argv[1:] if not a.startswith("-")), None)
+        doing = f" in `sim {command}`" if command in _commands() else ""
+        typer.echo(f"error: out of memory{doing}{detail}; use fewer --jobs or a smaller --chunk (or fewer "
+                   "--rounds, --samples)", err=True)
+        sys.exit(2)
     sys.exit(code if isinstance(code, int) else 0)
+
+
+def _commands() -> set[str]:
+    """The names of the ``sim`` commands."""
+    return {c.name or c.callback.__name__.replace("_", "-") for c in app.registered_commands}
 
 
 if __name__ == "__main__":
