@@ -290,7 +290,7 @@ def deal_stats(
 ) -> None:
     """Deal racks from the full tile set and tell how often they can open, or card hands and how
     often they can meld or go out (with 95% intervals)."""
-    from sim import dealstats
+    from sim import dealstats, plan
     from sim.precision import parse_target
 
     rules = _rules(preset_name, settings)
@@ -298,6 +298,7 @@ def deal_stats(
     size = rack_size if rack_size is not None else rules.deal_size()
     if out is None:
         out = Path("data/deal-stats") / f"{rules.name}-r{size}-n{samples}-s{seed}.parquet"
+    plan.check_deal_stats(rules, samples, out, dealstats.CHUNK_RACKS, jobs, scheduler, cluster, until is not None)
     dealstats.prepare_output(out, overwrite)
     stats = dealstats.run_deal_stats(rules, size, samples, seed, jobs=jobs, progress=progress,
                                      scheduler=scheduler, cluster=cluster, until=until)
@@ -419,7 +420,7 @@ def run_rounds(
 ) -> None:
     """Play rounds (card Rummy 101: matches) with bots in parallel and write the family's tables
     (Rummy 101, Rummikub: rounds, players; card Rummy 101: matches, hands, players)."""
-    from sim import runner
+    from sim import plan, runner
     from sim.games import family_of
     from sim.precision import parse_target
 
@@ -435,6 +436,7 @@ def run_rounds(
     variants = (runner.Variant(rules),)
     rounds, chunk = _sizes(family, variants, rounds, matches, chunk, 100_000, duplicate)
     spec = runner.RunSpec(variants, rounds, seed, policies, chunk, until=until, duplicate=duplicate)
+    plan.check_run(spec, out, jobs, scheduler, cluster)  # before anything is listed or written
     _play(spec, out, as_json, jobs=jobs, progress=progress, overwrite=overwrite, scheduler=scheduler, cluster=cluster)
 
 
@@ -472,7 +474,9 @@ def sweep(
 ) -> None:
     """Play every combination of the --grid values into one hive-partitioned dataset, the
     same shuffled tiles for the same round id in every variant."""
-    from sim import runner
+    import math
+
+    from sim import plan, runner
     from sim.games import family_of
     from sim.precision import parse_target
 
@@ -503,6 +507,7 @@ def sweep(
                 same = ", ".join(same[:-1]) + " and " + same[-1]
                 shown = str(twice).lower() if isinstance(twice, bool) else twice
                 raise SimError(f"--grid {key}: {same} are the same value ({shown}); give each value once")
+    plan.check_variants(math.prod(map(len, values.values())))  # before each is made
     variants = runner.grid_variants(base, values)
     players = min(v.rules.players for v in variants)
     family = family_of(base)
@@ -510,6 +515,7 @@ def sweep(
     rounds, chunk = _sizes(family, variants, rounds, matches, chunk, 10_000, duplicate)
     spec = runner.RunSpec(variants, rounds, seed, _seat_policies(family, policy, None, 4)[:1], chunk, kind="sweep",
                           until=until, duplicate=duplicate)
+    plan.check_run(spec, out, jobs, scheduler, cluster)
     _play(spec, out, as_json, jobs=jobs, progress=progress, overwrite=overwrite, scheduler=scheduler, cluster=cluster)
 
 
@@ -549,6 +555,7 @@ def balance(
     """Find the value of a rules field at which a metric reaches a target (paired bisection with
     a confidence test on common random numbers; see the README). Exit status 1 when a target
     is out of reach in the range."""
+    from sim import plan
     from sim.balance import Balance, format_answer, parse_goal
     from sim.games import family_of
 
@@ -573,6 +580,7 @@ def balance(
     search = Balance(rules, field_name, lo, hi, out, seed, policies, rounds, max_rounds, tolerance, say)
     search.overwrite = overwrite
     search.progress = progress
+    plan.check_balance(search, len(goals), jobs, scheduler, cluster)
     answers, seconds = search.run(goals, jobs=jobs, scheduler=scheduler, cluster=cluster)
     for ans in answers:
         if as_json:
@@ -612,7 +620,7 @@ def tournament(
 ) -> None:
     """Seat the policies in every arrangement over duplicate deals and rank them: mean score and
     win share with 95% intervals, pairwise differences paired on the deals."""
-    from sim import runner
+    from sim import plan, runner
     from sim import tournament as t
 
     rules = _rules(preset_name, settings, players)
@@ -620,6 +628,7 @@ def tournament(
     if out is None:
         raise SimError("--out DIR is required")
     spec = t.spec(rules, names, rounds, seed, chunk)
+    plan.check_run(spec, out, jobs, scheduler, cluster)
     runner.run(spec, out, jobs=jobs, progress=progress, overwrite=overwrite, scheduler=scheduler, cluster=cluster)
     s = t.standings(out)
     typer.echo(json.dumps(s) if as_json else "\n".join(t.format_standings(s)))
@@ -740,9 +749,11 @@ def compile_kernels(
 
     from sim import jit
     from sim.games import families
+    from sim.parallel import cap_jobs
     from sim.solver import runs
     from sim.workloads import all_workloads
 
+    jobs = cap_jobs(jobs)  # said even when everything is compiled already
     known = {f.name: f for f in families()}
     if family:
         unknown = [name for name in family if name not in known]
@@ -809,7 +820,23 @@ def main() -> None:
     except typer.Abort:
         typer.echo("error: interrupted", err=True)
         sys.exit(130)
+    except MemoryError as e:  # under `ulimit -v`, or a worker's, re-raised here by joblib
+        import gc
+
+        detail = f" ({e})" if str(e) else ""  # what was being done, when the step said so
+        e.__traceback__ = None  # its frames hold what the failed step allocated:
+        gc.collect()  # freed, so that the message itself can be written
+        command = next((a for a in sys.argv[1:] if not a.startswith("-")), None)
+        doing = f" in `sim {command}`" if command in _commands() else ""
+        typer.echo(f"error: out of memory{doing}{detail}; use fewer --jobs or a smaller --chunk (or fewer "
+                   "--rounds, --samples)", err=True)
+        sys.exit(2)
     sys.exit(code if isinstance(code, int) else 0)
+
+
+def _commands() -> set[str]:
+    """The names of the ``sim`` commands."""
+    return {c.name or c.callback.__name__.replace("_", "-") for c in app.registered_commands}
 
 
 if __name__ == "__main__":

@@ -165,8 +165,12 @@ def run_deal_stats(rules: Rules, rack_size: int, samples: int, seed: int, jobs: 
         finally:
             bar.close()
     starts = [s for s in sorted(chunks) if s < used]
-    cols = {c: np.concatenate([chunks[s][c] for s in starts])[:used] for c in chunks[starts[0]]}
-    return DealStats(kind.table(cols, rules), rules, rack_size, seed, time.perf_counter() - t0)
+    try:
+        cols = {c: np.concatenate([chunks[s][c] for s in starts])[:used] for c in chunks[starts[0]]}
+        table = kind.table(cols, rules)
+    except MemoryError:
+        raise MemoryError(f"gathering the table of {used:,} {kind.unit}s") from None
+    return DealStats(table, rules, rack_size, seed, time.perf_counter() - t0)
 
 
 def summarise(table: pl.DataFrame, rules: Rules) -> dict:

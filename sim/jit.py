@@ -400,11 +400,17 @@ def _compile_in_worker(module: str, index: int, workload: str) -> tuple[float, l
 
 
 _ANSWER = "sim.jit: "  # how a worker's answers stand out on its standard output
+_PARENT_ENV = "SIM_JIT_PARENT"  # the pid of the process that started a compile worker
 
 
 def serve() -> None:
     """A compile worker's loop (``python -c "from sim.jit import serve; serve()"``): one
-    kernel per line of standard input (``module index workload``), its answer a line."""
+    kernel per line of standard input (``module index workload``), its answer a line.
+    It ends with the process that started it, even one killed with SIGKILL: its standard
+    input would close only after the kernel in hand, minutes of compiling later."""
+    from sim.parallel import die_with_parent
+
+    die_with_parent(int(os.environ.get(_PARENT_ENV, "0")) or None)
     for line in sys.stdin:
         module, index, workload = line.rstrip("\n").split(" ", 2)
         print(_ANSWER + json.dumps(_compile_in_worker(module, int(index), workload)), flush=True)
@@ -422,7 +428,8 @@ class _Worker:
         path = os.pathsep.join(p for p in sys.path if p and os.path.isdir(p))
         self.process = subprocess.Popen([sys.executable, "-c", "from sim.jit import serve; serve()"],
                                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.log,
-                                        text=True, env={**os.environ, "PYTHONPATH": path})
+                                        text=True,
+                                        env={**os.environ, "PYTHONPATH": path, _PARENT_ENV: str(os.getpid())})
 
     def compile(self, module: str, index: int, workload: str) -> tuple[float, list[str]]:
         self.process.stdin.write(f"{module} {index} {workload}\n")
@@ -442,6 +449,9 @@ class _Worker:
 
 
 def _jobs(jobs: int | None, todo: list[Kernel]) -> int:
+    from sim.parallel import cap_jobs
+
+    jobs = cap_jobs(jobs)
     if jobs is None:
         env = os.environ.get(JOBS_ENV, "")
         if env.isdigit() and int(env) > 0:

@@ -4,6 +4,10 @@ a worker that dies costing one retry of the chunk it held.
 
 :class:`Workers` is used as a context manager; ``run`` feeds it tasks in order and hands
 every result to a callback in the parent, which does all the writing.
+
+It also owns what every worker process of the package (these and the compile workers of
+:mod:`sim.jit`) must obey: no more of them than the cores (:func:`cap_jobs`), and none
+outliving the process that started it (:func:`die_with_parent`).
 """
 
 from __future__ import annotations
@@ -12,6 +16,8 @@ import atexit
 import functools
 import os
 import signal
+import sys
+import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -54,6 +60,60 @@ def _maybe_fault(key: str) -> None:
         if not marker.exists():
             marker.write_text("killed once")
             os.kill(os.getpid(), signal.SIGKILL)
+
+
+def cores() -> int:
+    """The cores this process may run on (its CPU affinity, as ``taskset`` or a container sets it)."""
+    try:
+        return len(os.sched_getaffinity(0)) or 1
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+def cap_jobs(jobs: int | None, warn: bool = True) -> int | None:
+    """``--jobs`` at most the cores: more processes than cores play no faster, and each
+    holds its own copy of the compiled engines and its chunk's tables (``--jobs 64`` on 2
+    cores once started 67 processes and took 7 GB). Says so on standard error (``warn``)."""
+    n = cores()
+    if jobs is None or jobs <= n:
+        return jobs
+    if warn:
+        print(f"warning: --jobs {jobs} is more than the {n} cores; using {n}", file=sys.stderr, flush=True)
+    return n
+
+
+_PR_SET_PDEATHSIG = 1  # linux/prctl.h
+
+
+def die_with_parent(parent: int | None = None) -> None:
+    """Make this worker process end when its parent does, however the parent ends: killed
+    with SIGKILL (by the OOM killer, say), a parent runs no exit hook and its idle workers
+    would live on, holding their memory. On Linux the kernel sends this process SIGKILL
+    when its parent dies (``prctl(PR_SET_PDEATHSIG)``); elsewhere a thread watches the
+    parent's pid. ``parent``: the pid the parent had, to catch a parent that died before
+    this call (the process is then already an orphan)."""
+    parent = parent or os.getppid()
+    armed = False
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
+
+            libc = ctypes.CDLL(None, use_errno=True)
+            armed = libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0) == 0
+        except (OSError, AttributeError):
+            armed = False
+    if os.getppid() != parent:  # the parent is gone already
+        os._exit(1)
+    if not armed:
+        threading.Thread(target=_watch_parent, args=(parent,), daemon=True, name="sim-parent-watch").start()
+
+
+def _watch_parent(parent: int) -> None:
+    import time
+
+    while os.getppid() == parent:
+        time.sleep(1.0)
+    os._exit(1)
 
 
 def _call(fn: Callable, key: str, args: tuple) -> tuple[str, Any]:
@@ -112,6 +172,7 @@ class Workers:
         if self.jobs is not None and self.jobs < 1:
             raise SimError(f"--jobs must be at least 1 (got {self.jobs})")
         if not self.uses_dask:
+            self.jobs = cap_jobs(self.jobs)
             _end_local_workers_at_exit()
             return self
         try:
@@ -147,23 +208,28 @@ class Workers:
         """Tasks that run at once."""
         if self._client is not None:
             return max(1, sum(self._client.nthreads().values()))
-        return self.jobs or os.cpu_count() or 1
+        return self.jobs or cores()
 
     def describe(self) -> str:
         if self.scheduler:
             return f"dask scheduler {self.scheduler}"
         if self.cluster:
             return f"dask LocalCluster ({self.cluster})"
-        return f"{self.jobs or os.cpu_count()} local worker process(es)"
+        return f"{self.jobs or cores()} local worker process(es)"
 
     def _parallel(self) -> Parallel:
         common = {"return_as": "generator_unordered", "batch_size": 1, "pre_dispatch": "n_jobs"}
         if self.uses_dask:
             return Parallel(n_jobs=-1, **common)
-        return Parallel(n_jobs=self.jobs or os.cpu_count() or 1, **common)
+        return Parallel(n_jobs=self.jobs or cores(), **common)
 
     def _context(self):
-        return parallel_config(backend="dask") if self.uses_dask else parallel_config(backend="loky")
+        if self.uses_dask:
+            return parallel_config(backend="dask")
+        # Every local worker runs die_with_parent when it starts (loky's initializer, passed
+        # through joblib's backend options; the same function and pid each time, so that
+        # joblib still reuses its workers from one run to the next).
+        return parallel_config(backend="loky", initializer=die_with_parent, initargs=(os.getpid(),))
 
     def run(self, fn: Callable, tasks: Iterable[tuple[str, tuple]], on_result: Callable[[str, Any], None]) -> None:
         """Call ``fn(*args)`` for every ``(key, args)`` task in worker processes, and

@@ -499,11 +499,15 @@ def family_of_run(out: Path):
 
 
 def summarise(out: Path) -> dict:
-    """The family's summary of a run or sweep, per variant."""
+    """The family's summary of a run or sweep, per variant: its tables handed over as lazy
+    scans, of which the summary reads only the columns it uses."""
     family = family_of_run(out)
     keys = list(read_manifest(out)["variants"][0]["partition"])
-    tables = {name: scan(out, name).collect() for name in family.tables}
-    return family.summarise(tables, keys)
+    tables = {name: scan(out, name) for name in family.tables}
+    try:
+        return family.summarise(tables, keys)
+    except MemoryError:
+        raise MemoryError(f"reading the summary of {out}; its data are all written") from None
 
 
 def format_summary(report: RunReport) -> str:

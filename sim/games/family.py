@@ -68,6 +68,27 @@ def per_variant(tables: dict[str, pl.DataFrame], keys: list[str], summarise_one)
     return {"rounds": rounds.height, "variants": variants}
 
 
+def select_columns(tables: dict[str, pl.LazyFrame | pl.DataFrame], wanted: dict[str, tuple[str, ...]],
+                   keys: list[str]) -> dict[str, pl.LazyFrame]:
+    """The columns ``wanted`` of each table, with the swept ``keys``, those the table has, lazily."""
+    out = {}
+    for name, columns in wanted.items():
+        lf = tables[name].lazy()
+        have = set(lf.collect_schema().names())
+        out[name] = lf.select([c for c in dict.fromkeys([*keys, *columns]) if c in have])
+    return out
+
+
+def collect_columns(tables: dict[str, pl.LazyFrame | pl.DataFrame], wanted: dict[str, tuple[str, ...]],
+                    keys: list[str]) -> dict[str, pl.DataFrame]:
+    """:func:`select_columns` read together in one collect: a summary reads only what it
+    uses (a million rounds are 716 MB in memory whole, most of it columns no summary reads)."""
+    import polars as pl
+
+    lazy = select_columns(tables, wanted, keys)
+    return dict(zip(lazy, pl.collect_all(list(lazy.values())), strict=True))
+
+
 def of_variant(df: pl.DataFrame, combo: dict) -> pl.DataFrame:
     """The rows of ``df`` of one variant (``combo``: swept field -> value; empty: all)."""
     import polars as pl
@@ -155,13 +176,22 @@ def seat_lines(variant: dict, opened_by: tuple[int, ...], last: tuple[str, str, 
     return lines
 
 
+# The columns every round summary reads (per_variant and RoundSummary._variant).
+ROUND_SUMMARY_COLUMNS = {
+    "rounds": ("round_id", "deal_id", "winner_seat", "finish", "turns"),
+    "players": ("round_id", "seat", "opened", "open_turn", "score"),
+}
+
+
 @dataclass(frozen=True)
 class RoundSummary:
     """The summary of a round family's run (``sim run``'s closing lines and ``--json``), per
     variant: finishes, turns, and by seat wins, openings by own turn, mean score and one
     value of the rounds a seat did not win (``lost``: its key, header, what it is and width, and
     ``lost_value`` of those players rows); ``extras`` adds numbers of the rounds table
-    (name -> function of it), ``headline`` and ``finish_note`` say them."""
+    (name -> function of it), ``headline`` and ``finish_note`` say them. ``reads``: the
+    columns of each table that ``lost_value`` and ``extras`` read, beyond those every
+    round summary does (:data:`ROUND_SUMMARY_COLUMNS`)."""
 
     opened_by: tuple[int, ...]  # own turns at which the summary tells the share opened
     lost: tuple[str, str, str, int]  # (key, header, what it is, column width)
@@ -170,8 +200,15 @@ class RoundSummary:
     headline: Callable[[dict], str] = lambda v: ""
     finish_note: Callable[[dict], str] = lambda v: ""
     finish_digits: int = 1
+    reads: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
-    def summarise(self, tables: dict[str, pl.DataFrame], keys: list[str]) -> dict:
+    def summarise(self, tables: dict[str, pl.LazyFrame | pl.DataFrame], keys: list[str]) -> dict:
+        """The summary of a dataset's tables (lazy scans: only the columns it uses are read)."""
+        wanted = {name: (*columns, *self.reads.get(name, ())) for name, columns in ROUND_SUMMARY_COLUMNS.items()}
+        return self.summarise_frames(collect_columns(tables, wanted, keys), keys)
+
+    def summarise_frames(self, tables: dict[str, pl.DataFrame], keys: list[str]) -> dict:
+        """The summary of tables in memory, any columns beyond those it reads ignored."""
         return per_variant(tables, keys, self._variant)
 
     def _variant(self, combo: dict, rounds: pl.DataFrame, players: pl.DataFrame) -> dict:
@@ -296,6 +333,19 @@ def player_stats(tables: dict[str, pl.DataFrame], rows: pl.DataFrame, column: st
     return cluster_stats(rows[column].cast(pl.Float64).to_numpy(), rows[by].to_numpy())
 
 
+@dataclass(frozen=True)
+class Costs:
+    """What one unit of work of a family costs, for the plan a command is checked against
+    before it starts (:mod:`sim.plan`): measured on small runs of its standard game (its
+    family says how), the rates rough (a shared 2-core machine, one worker process)."""
+
+    disk_per_unit: float  # Parquet bytes of a run per round (match), every table
+    units_per_second: float  # rounds (matches) one worker process plays a second
+    disk_per_sample: float  # Parquet bytes of ``sim deal-stats`` per rack (hand)
+    memory_per_sample: float  # bytes the parent holds per rack (hand) while it gathers the table (its peak)
+    samples_per_second: float  # racks (hands) one worker process deals and solves a second
+
+
 # The package modules a family supplies (by convention, see Family); the contract test
 # (tests/shared/test_family_contract.py) checks that every registered family has them.
 MODULES = ("rules", "tables", "summary", "trace", "referee", "report", "solve")
@@ -349,6 +399,10 @@ class Family(ABC):
     balance_example: ClassVar[tuple[str, str, str]]
     referee_checks: ClassVar[str] = "every action checked"  # what its referee's verdict covers
     variant_metrics: ClassVar[dict[str, tuple[str, tuple[str, ...]]]] = {}
+    # What its work costs (sim.plan checks a command against it before it starts); a family
+    # measures its own, these are of the order of the families'.
+    costs: ClassVar[Costs] = Costs(disk_per_unit=100, units_per_second=1_000, disk_per_sample=3,
+                                   memory_per_sample=70, samples_per_second=100_000)
 
     def __init_subclass__(cls, **kwargs) -> None:
         super().__init_subclass__(**kwargs)
@@ -431,8 +485,10 @@ class Family(ABC):
         :meth:`chunk_tables` returns, but for a sweep's partition columns."""
         return self._module("tables").SCHEMAS
 
-    def summarise(self, tables: dict[str, pl.DataFrame], keys: list[str]) -> dict:
-        """The summary of a whole dataset, per variant (``keys``: the swept fields)."""
+    def summarise(self, tables: dict[str, pl.LazyFrame | pl.DataFrame], keys: list[str]) -> dict:
+        """The summary of a whole dataset, per variant (``keys``: the swept fields); the
+        tables lazy scans (:func:`sim.runner.scan`), of which it reads only the columns it
+        uses, or frames in memory."""
         return self._module("summary").summarise(tables, keys)
 
     def format_summary(self, summary: dict) -> list[str]:

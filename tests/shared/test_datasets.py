@@ -105,7 +105,7 @@ def test_a_chunk_copied_over_another_is_named_and_replaced(clean, copy, capsys):
 def test_a_file_that_does_not_belong_is_named_and_removed_on_rerun(clean, copy, capsys):
     stray = copy / "rounds" / "part-0009999000.parquet"
     shutil.copy(copy / "rounds" / "part-0000000000.parquet", stray)
-    with pytest.raises(sim.DatasetError, match="part-0009999000.parquet does not belong"):
+    with pytest.raises(sim.DatasetError, match=r"part-0009999000\.parquet does not belong"):
         analysis.open_dataset(copy)
     again = runner.run(SPEC, copy, jobs=1, progress=False)
     assert again.played == 0 and not stray.exists() and again.summary["rounds"] == 300
@@ -216,6 +216,6 @@ def test_a_manifest_that_cannot_be_written_leaves_no_temporary_file(tmp_path, mo
         return real(src, dst)
 
     monkeypatch.setattr(os, "replace", fail)
-    with pytest.raises(sim.DatasetError, match="cannot write .*manifest.json: No space left on device"):
+    with pytest.raises(sim.DatasetError, match=r"cannot write .*manifest\.json: No space left on device"):
         runner.run(SPEC, out, jobs=1, progress=False)
     assert not out.exists()  # made by the run for nothing: gone, with no temporary file left

@@ -19,7 +19,7 @@ The modules, from the rules to the data:
 from typing import ClassVar
 
 from sim.games.cards.rules import PRESETS, CardRules
-from sim.games.family import Family
+from sim.games.family import Costs, Family
 from sim.precision import Metric
 
 HAND_MODULES = ("sim.deal", "sim.games.cards.hand")
@@ -53,6 +53,13 @@ class CardRummy(Family):
     deal_metrics = DEAL_METRICS
     public: ClassVar[dict] = {"LayDown": "handplay", "best_lay_down": "handplay"}
     referee_checks = "every card and every score checked"
+    # Measured with the standard game (4 players, greedy, seed 1, one worker process on the
+    # shared 2-core machine): a run of 4,000 matches in chunks of 1,000 wrote 446 kB (111
+    # bytes a match) at 2,600 matches/s; deal-stats of 200,000 hands wrote 474 kB (2.4 bytes
+    # a hand) at 186,000 hands/s, and 2,000,000 against 6,000,000 hands raised the peak
+    # memory by 68 bytes a hand.
+    costs = Costs(disk_per_unit=111, units_per_second=2_600, disk_per_sample=2.4, memory_per_sample=68,
+                  samples_per_second=180_000)
     metrics = (
         Metric("win_seat_S", r"win_seat_(?P<seat>\d+)", "share of matches won by seat S (with partners, team S)",
                True),

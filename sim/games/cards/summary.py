@@ -8,13 +8,27 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 
-from sim.games.family import of_variant, variant_key, variant_name
+from sim.games.family import collect_columns, of_variant, variant_key, variant_name
 from sim.precision import Target
 from sim.stats import cluster_stats, clustered
 
+# The columns the summary reads of each table (_variant).
+COLUMNS = {
+    "matches": ("partners", "players", "winner_team", "winner_seat", "first_dealer", "hands", "winner_total",
+                "runner_up_total"),
+    "hands": ("match_id", "finish", "winner_seat", "points", "turns"),
+    "players": ("match_id", "hand", "seat", "team", "score"),
+}
 
-def summarise(tables: dict[str, pl.DataFrame], keys: list[str]) -> dict:
-    """Per variant (``keys``: the swept fields): matches, hands, finishes, seats."""
+
+def summarise(tables: dict[str, pl.LazyFrame | pl.DataFrame], keys: list[str]) -> dict:
+    """Per variant (``keys``: the swept fields): matches, hands, finishes, seats (lazy
+    tables: only the columns it uses are read)."""
+    return summarise_frames(collect_columns(tables, COLUMNS, keys), keys)
+
+
+def summarise_frames(tables: dict[str, pl.DataFrame], keys: list[str]) -> dict:
+    """The summary of tables in memory, any columns beyond those it reads ignored."""
     matches = tables["matches"]
     combos = matches.select(keys).unique().sort(keys).rows(named=True) if keys else [{}]
     variants = [_variant(combo, of_variant(matches, combo), of_variant(tables["hands"], combo),

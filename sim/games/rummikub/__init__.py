@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from sim.games.family import SHARED_METRICS, Family
+from sim.games.family import SHARED_METRICS, Costs, Family
 from sim.games.rummikub.rules import PRESETS, RummikubRules
 from sim.precision import DEAL_METRICS as TILE_DEAL_METRICS
 from sim.precision import Metric
@@ -59,6 +59,12 @@ class Rummikub(Family):
                        ("blocked", "last_call")),
     }
     referee_checks = "every turn checked, scores recomputed"
+    # Measured with the standard game (4 players, greedy, seed 1, one worker process on the
+    # shared 2-core machine): a run of 2,000 rounds in chunks of 1,000 wrote 102 kB (50.9
+    # bytes a round) at 210 rounds/s; deal-stats of 1,000,000 racks of 14 wrote 2.51 MB at
+    # 240,000 racks/s, holding what the Rummy 101 racks hold (61 bytes a rack at the peak).
+    costs = Costs(disk_per_unit=51, units_per_second=200, disk_per_sample=2.6, memory_per_sample=61,
+                  samples_per_second=240_000)
 
     def describe(self, rules) -> str:
         return f"{self.title}: racks of {rules.rack_size}, open {rules.open_points} points"

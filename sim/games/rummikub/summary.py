@@ -20,12 +20,19 @@ SUMMARY = RoundSummary(
     headline=lambda v: f" and {v['mean_pool_left']:.1f} pool tiles left on average",
     finish_note=lambda v: f"   shared wins {v['shared_wins']:.1%}",
     finish_digits=2,
+    reads={"rounds": ("pool_left",), "players": ("rack_value",)},
 )
 
 
-def summarise(tables: dict[str, pl.DataFrame], keys: list[str]) -> dict:
-    """Finishes, length, and by seat wins, openings, scores and racks left, per variant."""
+def summarise(tables: dict[str, pl.LazyFrame | pl.DataFrame], keys: list[str]) -> dict:
+    """Finishes, length, and by seat wins, openings, scores and racks left, per variant
+    (lazy tables: only the columns it uses are read)."""
     return SUMMARY.summarise(tables, keys)
+
+
+def summarise_frames(tables: dict[str, pl.DataFrame], keys: list[str]) -> dict:
+    """The summary of tables in memory, any columns beyond those it reads ignored."""
+    return SUMMARY.summarise_frames(tables, keys)
 
 
 def format_summary(summary: dict) -> list[str]:

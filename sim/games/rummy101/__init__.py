@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from sim.games.family import SHARED_METRICS, Family
+from sim.games.family import SHARED_METRICS, Costs, Family
 from sim.games.rummy101.rules import PRESETS, Rummy101Rules
 from sim.precision import DEAL_METRICS as TILE_DEAL_METRICS
 from sim.precision import Metric
@@ -51,6 +51,13 @@ class Rummy101(Family):
         "joker_finish": ("share of rounds won by a joker finish", ("joker", "one_turn_joker")),
     }
     referee_checks = "every action checked, scores recomputed"
+    # Measured with the standard game (4 players, greedy, seed 1, one worker process on the
+    # shared 2-core machine): a run of 40,000 rounds in chunks of 10,000 wrote 1.08 MB
+    # (26.9 bytes a round) at 3,700 rounds/s; deal-stats of 1,000,000 racks of 22 wrote
+    # 2.54 MB at 166,000 racks/s, and 2,000,000 against 6,000,000 racks raised the peak
+    # memory by 61 bytes a rack.
+    costs = Costs(disk_per_unit=27, units_per_second=4_000, disk_per_sample=2.6, memory_per_sample=61,
+                  samples_per_second=170_000)
 
     def describe(self, rules) -> str:
         opening = f"open {rules.open_points} points" + (f" or {rules.open_pairs} pairs" if rules.open_pairs else "")

@@ -16,9 +16,15 @@ SUMMARY = RoundSummary(
 )
 
 
-def summarise(tables: dict[str, pl.DataFrame], keys: list[str]) -> dict:
-    """Win share and opening share by seat, mean penalty, finish kinds, per variant."""
+def summarise(tables: dict[str, pl.LazyFrame | pl.DataFrame], keys: list[str]) -> dict:
+    """Win share and opening share by seat, mean penalty, finish kinds, per variant (lazy
+    tables: only the columns it uses are read)."""
     return SUMMARY.summarise(tables, keys)
+
+
+def summarise_frames(tables: dict[str, pl.DataFrame], keys: list[str]) -> dict:
+    """The summary of tables in memory, any columns beyond those it reads ignored."""
+    return SUMMARY.summarise_frames(tables, keys)
 
 
 def format_summary(summary: dict) -> list[str]:
