@@ -28,6 +28,7 @@ import os
 import shutil
 import sys
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -120,10 +121,11 @@ class RunSpec:
     def policies_of(self, v: Variant) -> tuple[str, ...]:
         return self.policies if v.policies is None else v.policies
 
-    def chunks(self) -> list[tuple[int, int, int]]:
-        """(variant index, first round, rounds) of every chunk."""
-        return [(vi, s, min(self.chunk, self.rounds_of(v) - s))
-                for vi, v in enumerate(self.variants) for s in range(0, self.rounds_of(v), self.chunk)]
+    def chunks(self) -> Iterator[tuple[int, int, int]]:
+        """(variant index, first round, rounds) of every chunk, one at a time (a plan of many
+        chunks is not held whole: sim.plan bounds their number)."""
+        return ((vi, s, min(self.chunk, self.rounds_of(v) - s))
+                for vi, v in enumerate(self.variants) for s in range(0, self.rounds_of(v), self.chunk))
 
 
 def deal_step(variants: tuple[Variant, ...], duplicate: bool) -> int:
@@ -450,10 +452,13 @@ def _run_until(spec: RunSpec, out: Path, workers: Workers, bar, played: list[int
         report.used[s.name or f"all {family.units}"] = s.finished_at
         report.widths[s.name or f"all {family.units}"] = target.width(s.acc)
     # Chunks beyond the prefix kept (from an earlier, longer run) are not part of the data.
+    # Only the files there are looked at, not every chunk up to the cap.
     for v, s in zip(spec.variants, streams, strict=True):
-        for start in range(s.finished_at, spec.rounds, spec.chunk):
-            for path in _paths(out, family.tables, v, start):
-                path.unlink(missing_ok=True)
+        for table in family.tables:
+            for path in (out / table / v.subdir).glob("part-*.parquet"):
+                key = chunks.file_key(path.relative_to(out).as_posix())
+                if key is not None and key[2] >= s.finished_at:
+                    path.unlink()
 
 
 def grid_variants(base: Rules, grid: dict[str, list[str]]) -> tuple[Variant, ...]:
