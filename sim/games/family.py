@@ -334,6 +334,42 @@ def player_stats(tables: dict[str, pl.DataFrame], rows: pl.DataFrame, column: st
 
 
 @dataclass(frozen=True)
+class Param:
+    """One tuning constant of a family's ``expert`` bot: its name, the value the bot plays
+    with (found by ``benchmarks/tune_expert.py``), the range the tuner searches and what
+    it weighs. The kernels read it from a ``tune`` row (:func:`expert_tune`), so that a
+    tuner can try other values without recompiling."""
+
+    name: str
+    default: float
+    low: float
+    high: float
+    what: str
+
+
+def expert_tune(params: tuple[Param, ...], players: int, overrides: list[dict] | dict | None = None) -> np.ndarray:
+    """The expert's tuning constants of every seat as a float64 array ``(players, len(params))``:
+    the defaults, with ``overrides`` (name -> value, one dict for every seat or one per seat)."""
+    import numpy as np
+
+    from sim.errors import RulesError
+
+    tune = np.array([[p.default for p in params]] * players, dtype=np.float64).reshape(players, len(params))
+    if overrides is None:
+        return tune
+    per_seat = [overrides] * players if isinstance(overrides, dict) else list(overrides)
+    if len(per_seat) != players:
+        raise RulesError(f"tune: {players} seats need {players} sets of values, got {len(per_seat)}")
+    index = {p.name: i for i, p in enumerate(params)}
+    for seat, values in enumerate(per_seat):
+        for name, value in values.items():
+            if name not in index:
+                raise RulesError(f"tune: no expert constant {name!r}; constants: {', '.join(index) or 'none'}")
+            tune[seat, index[name]] = float(value)
+    return tune
+
+
+@dataclass(frozen=True)
 class Costs:
     """What one unit of work of a family costs, for the plan a command is checked against
     before it starts (:mod:`sim.plan`): measured on small runs of its standard game (its
@@ -399,6 +435,9 @@ class Family(ABC):
     balance_example: ClassVar[tuple[str, str, str]]
     referee_checks: ClassVar[str] = "every action checked"  # what its referee's verdict covers
     variant_metrics: ClassVar[dict[str, tuple[str, tuple[str, ...]]]] = {}
+    # The tuning constants of its ``expert`` bot (:class:`Param`), in the order its kernels
+    # read them from a ``tune`` row (:func:`expert_tune`).
+    expert_params: ClassVar[tuple[Param, ...]] = ()
     # What its work costs (sim.plan checks a command against it before it starts); a family
     # measures its own, these are of the order of the families'.
     costs: ClassVar[Costs] = Costs(disk_per_unit=100, units_per_second=1_000, disk_per_sample=3,
@@ -472,12 +511,15 @@ class Family(ABC):
     # --- playing ------------------------------------------------------------------------
 
     def chunk_tables(self, rules: Rules, seed: int, start: int, count: int, policies: list[str],
-                     drop: tuple[str, ...] = (), duplicate: bool = False) -> dict[str, pl.DataFrame]:
+                     drop: tuple[str, ...] = (), duplicate: bool = False,
+                     tune: np.ndarray | None = None) -> dict[str, pl.DataFrame]:
         """Play units ``start .. start+count-1`` and return every table, keyed by name;
         columns named in ``drop`` (a sweep's partition) are left to the path;
-        ``duplicate``: each deal played once per seat rotation, rounds carrying
-        ``deal_id`` and ``rotation`` (:func:`deal_columns`) (``<package>.tables.chunk_tables``)."""
-        return self._module("tables").chunk_tables(rules, seed, start, count, policies, drop, duplicate)
+        ``duplicate``: each deal played once per seat rotation, units carrying
+        ``deal_id`` and ``rotation`` (:func:`deal_columns`); ``tune``: the expert's
+        constants per seat (:func:`expert_tune`; None: its defaults)
+        (``<package>.tables.chunk_tables``)."""
+        return self._module("tables").chunk_tables(rules, seed, start, count, policies, drop, duplicate, tune)
 
     @property
     def schemas(self) -> dict[str, dict]:

@@ -40,7 +40,8 @@ SCHEMAS = {
 
 
 def chunk_tables(rules: Rules, seed: int, start: int, count: int, policies: list[str],
-                 drop: tuple[str, ...] = (), duplicate: bool = False) -> dict[str, pl.DataFrame]:
+                 drop: tuple[str, ...] = (), duplicate: bool = False,
+                 tune: np.ndarray | None = None) -> dict[str, pl.DataFrame]:
     """Play rounds ``start .. start+count-1`` (``duplicate``: deals played once per seat
     rotation); the ``rounds`` and ``players`` tables. Columns named in ``drop`` (the
     hive partition's) are left to the path."""
