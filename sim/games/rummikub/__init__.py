@@ -21,12 +21,25 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from sim.games.family import SHARED_METRICS, Costs, Family
+from sim.games.family import SHARED_METRICS, Costs, Family, Param
 from sim.games.rummikub.rules import PRESETS, RummikubRules
 from sim.precision import DEAL_METRICS as TILE_DEAL_METRICS
 from sim.precision import Metric
 
-POLICIES = ("greedy", "careful")  # engine.POLICY_GREEDY, POLICY_CAREFUL
+POLICIES = ("greedy", "careful", "expert")  # engine.POLICY_GREEDY, POLICY_CAREFUL, POLICY_EXPERT
+# The expert's tuning constants (sim.games.rummikub.expert reads them by name from its seat's
+# row of ``tune``, sim.games.family.expert_tune).
+EXPERT_PARAMS = (
+    Param("danger_tiles", 3, 0, 10, "an opponent with this many rack tiles or fewer is about to go out: "
+                                    "play the most value, jokers included"),
+    Param("danger_pool", 10, 0, 40, "the pool down to this many tiles: the same (K-END-2 is near)"),
+    Param("hold_value", 10, 0, 100, "outside danger, a play worth fewer points is held back (100: every play "
+                                    "that does not go out)"),
+    Param("hold_jokers", 1, 0, 1, "outside danger, rack jokers are kept back (1) or played (0)"),
+    Param("play_tiles", 0, 0, 1, "outside danger, the play placing the most tiles (1) or the most value (0)"),
+    Param("open_lean", 1, 0, 1, "open with the fewest tiles that reach the bar (1) or every meld (0)"),
+    Param("open_jokers", 0, 0, 1, "open with rack jokers (1), or without them when the rest reach the bar (0)"),
+)
 FINISHES = ("out", "blocked", "last_call")  # engine.FINISH_*
 TABLE_MODULES = ("sim.games.rummikub.tablesolver", "sim.games.rummikub.tableturn", "sim.games.rummikub.tablecall")
 TABLE_SOLVER = "the Rummikub table solver"  # its workload (Family.other_workload)
@@ -38,10 +51,12 @@ class Rummikub(Family):
     rules_class = RummikubRules
     presets: ClassVar[dict] = PRESETS
     policies = POLICIES
+    expert_params = EXPERT_PARAMS
     balance_example = ("open_points", "20:40", "p_open_by_turn_3=0.5")
     finishes = FINISHES
     kernel_modules = ("sim.deal", "sim.solver.runs", "sim.solver.kernel", "sim.solver.layout",
-                      "sim.games.rummikub.tablesolver", "sim.games.rummikub.tableturn", "sim.games.rummikub.engine")
+                      "sim.games.rummikub.tablesolver", "sim.games.rummikub.tableturn", "sim.games.rummikub.view",
+                      "sim.games.rummikub.expert", "sim.games.rummikub.engine")
     other_workloads = ((TABLE_SOLVER, TABLE_MODULES),)
     uses_run_table = True
     deals_at = "sim.dealstats:TILE_DEALS"  # the tile deal and the opening solver

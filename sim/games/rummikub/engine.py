@@ -32,34 +32,61 @@ from __future__ import annotations
 import numpy as np
 
 from sim.deal import deal_round, full_deck
+from sim.games.rummikub.expert import F1, expert_open, expert_play
+from sim.games.rummikub.state import (
+    G_CALLS_LEFT,
+    G_DECK,
+    G_ERROR,
+    G_FINISH,
+    G_LEN,
+    G_NEVENTS,
+    G_NTABLE,
+    G_PASSES,
+    G_POOL,
+    G_TABLE_CHANGES,
+    G_TRACE,
+    G_TURNS,
+    G_WINNER,
+    G_WINNERS,
+    PS_DRAWN_SINCE,
+    PS_DRAWS,
+    PS_FAILED_AT,
+    PS_JOKERS_LEFT,
+    PS_LEN,
+    PS_OPEN_THRESHOLD,
+    PS_OPEN_TURN,
+    PS_OPEN_VALUE,
+    PS_POLICY,
+    PS_RACK_TILES,
+    PS_RACK_VALUE,
+    PS_SCORE,
+    PS_TILES_PLACED,
+    PS_TURNS,
+    RP_BOUND,
+    RP_DUPLICATE,
+    RP_G3MAX,
+    RP_JOKER_PENALTY,
+    RP_LAST_CALL,
+    RP_LOCKED,
+    RP_PLAYERS,
+    RP_RACK,
+    RP_WRAP,
+    bar_in_force,
+)
 from sim.games.rummikub.tablesolver import OUT_ROWS, PRIMARY
 from sim.games.rummikub.tablesolver import SPACE as TABLE_SPACE
 from sim.games.rummikub.tableturn import FREED_LEN, WORK, best_play, row_tiles
-from sim.jit import I1, I2, I3, U1, boolean, copy_row, copy_rows, i64, kernel, tuple_of
+from sim.games.rummikub.view import seat_view
+from sim.jit import I1, I2, I3, U1, array, boolean, copy_row, copy_rows, i64, kernel, tuple_of
 from sim.solver.arrays import SOLVER_ARRAYS, SOLVER_SPACE, best_melds
 from sim.solver.kernel import LEAF_LEN, new_space
 from sim.solver.layout import F_LEN, MELD_FIELDS
 from sim.solver.runs import new_run_space
 from sim.tiles import COUNTS_LEN, JOKER, KINDS, NUMBERS
 
-# --- rules parameters ----------------------------------------------------------------------
-(RP_PLAYERS, RP_RACK, RP_JOKERS, RP_OPEN_POINTS, RP_JOKER_PENALTY, RP_G3MAX, RP_WRAP, RP_LOCKED,
- RP_EASING, RP_EASING_STEP, RP_EASING_EVERY, RP_EASING_FLOOR, RP_LAST_CALL, RP_BOUND, RP_DUPLICATE) = range(15)
-RP_LEN = 15  # RP_DUPLICATE is not a rule: the players with ``--duplicate`` deals (sim.deal.deal_round), else 0
-
-POLICY_GREEDY, POLICY_CAREFUL = 0, 1  # sim.games.rummikub.POLICIES
+POLICY_GREEDY, POLICY_CAREFUL, POLICY_EXPERT = 0, 1, 2  # sim.games.rummikub.POLICIES
 SMALL_PLAY = 10  # careful: plays worth less are held back (unless they empty the rack)...
 LOW_POOL = 10  # ...until the pool is down to this many tiles
-
-# --- player state ------------------------------------------------------------------------
-(PS_POLICY, PS_TURNS, PS_OPEN_TURN, PS_OPEN_VALUE, PS_OPEN_THRESHOLD, PS_TILES_PLACED, PS_DRAWS,
- PS_RACK_TILES, PS_RACK_VALUE, PS_JOKERS_LEFT, PS_SCORE, PS_FAILED_AT, PS_DRAWN_SINCE) = range(13)
-PS_LEN = 13
-
-# --- round counters ------------------------------------------------------------------------
-(G_POOL, G_DECK, G_NTABLE, G_TURNS, G_FINISH, G_WINNER, G_WINNERS, G_PASSES, G_CALLS_LEFT,
- G_NEVENTS, G_ERROR, G_TRACE, G_TABLE_CHANGES) = range(13)
-G_LEN = 13
 
 FINISH_OUT, FINISH_BLOCKED, FINISH_LAST_CALL = range(3)  # sim.games.rummikub.FINISHES
 SCORE_UNIT = 12  # scores are kept in twelfths: a gain shared by 2, 3 or 4 winners is exact (K-END-2)
@@ -84,6 +111,7 @@ R_LEN = 7
 P_LEN = 10
 
 # The table play's work arrays are those of sim.games.rummikub.tableturn.WORK.
+F2 = array(F1.dtype, 2)  # the expert's tuning constants, a row per seat (sim.games.family.expert_tune)
 ROUND_SPACE = tuple_of(I2, I2, I2, I1, SOLVER_SPACE, I2, WORK, I1, U1)
 TRACE = tuple_of(I2, I3, I2)
 
@@ -140,35 +168,27 @@ def event(events, g, kind, p, turn, tile, value, bar, rows):
 # --- opening (K-OPEN-1, K-OPEN-2) ---------------------------------------------------------------
 
 
-@kernel(inline=True)
-def bar_in_force(p, ps, rp):
-    """The player's opening bar this turn (K-OPEN-1): ``open_points``, or with
-    ``easing_open`` that less ``easing_step`` for every ``easing_every`` of the player's
-    own turns gone by without opening, never below ``easing_floor`` (K-VAR)."""
-    bar = rp[RP_OPEN_POINTS]
-    if rp[RP_EASING] == 1:
-        eased = bar - rp[RP_EASING_STEP] * ((ps[p, PS_TURNS] - 1) // rp[RP_EASING_EVERY])
-        bar = max(eased, min(bar, rp[RP_EASING_FLOOR]))
-    return bar
-
-
-@kernel(i64, I2, I2, I2, I1, I1, SOLVER_ARRAYS, SOLVER_SPACE, I2, TRACE)
-def try_open(p, racks, table, ps, g, rp, S, space, rows, trace):
+@kernel(i64, I2, I2, I2, I1, I1, F2, SOLVER_ARRAYS, SOLVER_SPACE, I2, TRACE)
+def try_open(p, racks, table, ps, g, rp, tune, S, space, rows, trace):
     """Open now if the rack's melds reach the bar (K-OPEN-1), with the most valuable melds
-    (``careful``: the most valuable without jokers, if those reach it). The melds come
-    from the rack only and the table is not touched (K-OPEN-2). True if opened."""
+    (``careful``: the most valuable without jokers, if those reach it; ``expert``: as
+    :func:`.expert.expert_open` decides from the seat's view). The melds come from the
+    rack only and the table is not touched (K-OPEN-2). True if opened."""
     events, ev_rows, ev_placed = trace
     rack = racks[p]
     bar = bar_in_force(p, ps, rp)
     cyclic = rp[RP_WRAP] == 1
     value, n = 0, 0
-    if ps[p, PS_POLICY] == POLICY_CAREFUL and rack[JOKER] > 0:
-        saved = rack[JOKER]
-        rack[JOKER] = 0
-        value, n = best_melds(rack, cyclic, S, space, rows)
-        rack[JOKER] = saved
-    if n == 0 or value < bar:
-        value, n = best_melds(rack, cyclic, S, space, rows)
+    if ps[p, PS_POLICY] == POLICY_EXPERT:
+        value, n = expert_open(seat_view(p, racks, table, ps, g, rp), rp, tune[p], S, space, rows)
+    else:
+        if ps[p, PS_POLICY] == POLICY_CAREFUL and rack[JOKER] > 0:
+            saved = rack[JOKER]
+            rack[JOKER] = 0
+            value, n = best_melds(rack, cyclic, S, space, rows)
+            rack[JOKER] = saved
+        if n == 0 or value < bar:
+            value, n = best_melds(rack, cyclic, S, space, rows)
     if n == 0 or value < bar:
         return False
     before = rack_tiles(rack)
@@ -195,8 +215,8 @@ def try_open(p, racks, table, ps, g, rp, S, space, rows, trace):
 # --- table play (K-PLAY-1, K-JOKER-1/2) --------------------------------------------------------
 
 
-@kernel(i64, I2, I2, I2, I1, I1, TABLE_SPACE, WORK, TRACE)
-def try_play(p, racks, table, ps, g, rp, ts, work, trace):
+@kernel(i64, I2, I2, I2, I1, I1, F2, TABLE_SPACE, WORK, TRACE)
+def try_play(p, racks, table, ps, g, rp, tune, ts, work, trace):
     """After opening: place tiles if the bot wants to (K-PLAY-1). True if it played."""
     events, ev_rows, ev_placed = trace
     best_placed, freed, new_table = work[7], work[8], work[9]
@@ -204,25 +224,32 @@ def try_play(p, racks, table, ps, g, rp, ts, work, trace):
     ntable = g[G_NTABLE]
     penalty, g3max, cyclic = rp[RP_JOKER_PENALTY], rp[RP_G3MAX], rp[RP_WRAP] == 1
     locked, bound = rp[RP_LOCKED] == 1, rp[RP_BOUND] == 1
-    # Nothing could be placed last turn and the table has not changed since: a play now
-    # must place the tile drawn since, which makes the search far shorter.
-    must = -1
-    if ps[p, PS_FAILED_AT] == g[G_TABLE_CHANGES] + 1 and rp[RP_LOCKED] == 0:
-        must = ps[p, PS_DRAWN_SINCE]
-        if must < 0:
-            return False  # nothing drawn either (the pool is empty): still nothing to place
-    w, n = best_play(rack, table, ntable, 0, penalty, g3max, cyclic, locked, bound, ts, work, True, must)
-    if w == 0:
-        ps[p, PS_FAILED_AT] = g[G_TABLE_CHANGES] + 1
-        ps[p, PS_DRAWN_SINCE] = -1
-    # careful: the whole play if it empties the rack or the pool runs low, else only a play
-    # without jokers worth SMALL_PLAY at least
-    if (w > 0 and ps[p, PS_POLICY] == POLICY_CAREFUL and rack_tiles(best_placed) < rack_tiles(rack)
-            and g[G_DECK] - g[G_POOL] > LOW_POOL):
-        if best_placed[JOKER] > 0:  # else the best play is the best without jokers already
-            w, n = best_play(rack, table, ntable, 0, penalty, g3max, cyclic, locked, bound, ts, work, False, must)
-        if 0 <= w < SMALL_PLAY * PRIMARY:
-            w = 0
+    if ps[p, PS_POLICY] == POLICY_EXPERT:
+        w, n, nothing = expert_play(seat_view(p, racks, table, ps, g, rp), rp, tune[p], ts, work)
+        if nothing:
+            ps[p, PS_FAILED_AT] = g[G_TABLE_CHANGES] + 1
+            ps[p, PS_DRAWN_SINCE] = -1
+    else:
+        # Nothing could be placed last turn and the table has not changed since: a play now
+        # must place the tile drawn since, which makes the search far shorter.
+        must = -1
+        if ps[p, PS_FAILED_AT] == g[G_TABLE_CHANGES] + 1 and rp[RP_LOCKED] == 0:
+            must = ps[p, PS_DRAWN_SINCE]
+            if must < 0:
+                return False  # nothing drawn either (the pool is empty): still nothing to place
+        w, n = best_play(rack, table, ntable, 0, penalty, g3max, cyclic, locked, bound, ts, work, True, must, 0)
+        if w == 0:
+            ps[p, PS_FAILED_AT] = g[G_TABLE_CHANGES] + 1
+            ps[p, PS_DRAWN_SINCE] = -1
+        # careful: the whole play if it empties the rack or the pool runs low, else only a play
+        # without jokers worth SMALL_PLAY at least
+        if (w > 0 and ps[p, PS_POLICY] == POLICY_CAREFUL and rack_tiles(best_placed) < rack_tiles(rack)
+                and g[G_DECK] - g[G_POOL] > LOW_POOL):
+            if best_placed[JOKER] > 0:  # else the best play is the best without jokers already
+                w, n = best_play(rack, table, ntable, 0, penalty, g3max, cyclic, locked, bound, ts, work, False,
+                                 must, 0)
+            if 0 <= w < SMALL_PLAY * PRIMARY:
+                w = 0
     if w == -2:
         g[G_ERROR] = ERR_MEMO
     if w <= 0:
@@ -252,7 +279,7 @@ def try_play(p, racks, table, ps, g, rp, ts, work, trace):
 
 
 @kernel(inline=True)
-def play_turn(p, deck, racks, table, ps, g, rp, S, space, rows, ts, work, trace):
+def play_turn(p, deck, racks, table, ps, g, rp, tune, S, space, rows, ts, work, trace):
     """One turn of player ``p``; True when the round is over."""
     events = trace[0]
     players = rp[RP_PLAYERS]
@@ -261,10 +288,10 @@ def play_turn(p, deck, racks, table, ps, g, rp, S, space, rows, ts, work, trace)
     turn = ps[p, PS_TURNS]
     calls_before = g[G_CALLS_LEFT]
     if ps[p, PS_OPEN_TURN] == 0:
-        acted = try_open(p, racks, table, ps, g, rp, S, space, rows, trace)
+        acted = try_open(p, racks, table, ps, g, rp, tune, S, space, rows, trace)
         bar = bar_in_force(p, ps, rp)
     else:
-        acted = try_play(p, racks, table, ps, g, rp, ts, work, trace)
+        acted = try_play(p, racks, table, ps, g, rp, tune, ts, work, trace)
         bar = 0
     if g[G_ERROR] != ERR_NONE:
         return True
@@ -338,7 +365,7 @@ def score_round(racks, ps, g, rp):
 
 
 @kernel(inline=True)
-def play_round(deck, rp, policies, S, rs, ts, trace):
+def play_round(deck, rp, policies, tune, S, rs, ts, trace):
     """Play one round from the tile order ``deck``; results stay in ``rs``."""
     racks, table, ps, g, space, rows, work, _, _ = rs
     events = trace[0]
@@ -360,7 +387,7 @@ def play_round(deck, rp, policies, S, rs, ts, trace):
     g[G_POOL] = pos
     p = 0
     while True:
-        if play_turn(p, deck, racks, table, ps, g, rp, S, space, rows, ts, work, trace):
+        if play_turn(p, deck, racks, table, ps, g, rp, tune, S, space, rows, ts, work, trace):
             break
         if g[G_TURNS] >= MAX_TURNS:
             g[G_ERROR] = ERR_TOO_LONG
@@ -391,9 +418,9 @@ def new_round_space(n_states, players, set_jokers):
     )
 
 
-@kernel(i64, i64, i64, I1, I1, SOLVER_ARRAYS, ROUND_SPACE, TABLE_SPACE, I1, TRACE, boolean, I2, I3,
+@kernel(i64, i64, i64, I1, I1, F2, SOLVER_ARRAYS, ROUND_SPACE, TABLE_SPACE, I1, TRACE, boolean, I2, I3,
         entry=True)
-def play_rounds(seed, start, count, rp, policies, S, rs, ts, deck_in, trace, tracing, out_rounds,
+def play_rounds(seed, start, count, rp, policies, tune, S, rs, ts, deck_in, trace, tracing, out_rounds,
                 out_players):
     """Play rounds ``start .. start+count-1`` of ``seed`` into the output arrays (``R_*``
     per round, ``P_*`` per player) in the scratch ``rs`` of :func:`new_round_space` and
@@ -409,7 +436,7 @@ def play_rounds(seed, start, count, rp, policies, S, rs, ts, deck_in, trace, tra
             deal_round(seed, start + i, deck_buffer, bits, rp[RP_DUPLICATE], rp[RP_RACK], 0)
             deck = deck_buffer
         g[G_TRACE] = 1 if tracing else 0
-        play_round(deck, rp, policies, S, rs, ts, trace)
+        play_round(deck, rp, policies, tune, S, rs, ts, trace)
         if g[G_ERROR] == ERR_MEMO:
             return i
         out_rounds[i, R_FINISH] = g[G_FINISH]

@@ -19,7 +19,7 @@ from sim.solver.arrays import solver_arrays
 def rules_params(rules: Rules, duplicate: bool = False) -> np.ndarray:
     """The rules as the engine's integer array (``engine.RP_*``); ``duplicate``: deals
     played once per seat rotation (``sim run --duplicate``)."""
-    from sim.games.rummikub import engine as e
+    from sim.games.rummikub import state as e
 
     if rules.family != "rummikub":
         raise RulesError(f"the Rummikub engine plays Rummikub; {rules.name} is {rules.family}")
@@ -83,13 +83,13 @@ class _Engine:
         self.memo_bits = table.MEMO_BITS
         self.ts = table.new_space(self.memo_bits)
 
-    def play(self, seed, start, count, policies, deck, trace, tracing, out_r, out_p) -> None:
+    def play(self, seed, start, count, policies, tune, deck, trace, tracing, out_r, out_p) -> None:
         from sim.games.rummikub import engine as e
         from sim.games.rummikub import tablesolver as table
 
         done = 0
         while done < count:
-            done += e.play_rounds(seed, start + done, count - done, self.rp, policies, self.S, self.rs,
+            done += e.play_rounds(seed, start + done, count - done, self.rp, policies, tune, self.S, self.rs,
                                   self.ts, deck, trace, tracing, out_r[done:], out_p[done:])
             if done < count:  # a position needs a bigger memory: grow it, replay that round
                 if self.memo_bits >= table.MAX_MEMO_BITS:
@@ -110,24 +110,42 @@ def _no_trace():
             np.zeros((1, COUNTS_LEN), dtype=np.int64))
 
 
+def expert_tune(rules: Rules, tune: np.ndarray | None = None) -> np.ndarray:
+    """The expert's tuning constants, a row per seat (:func:`sim.games.family.expert_tune`;
+    None: the defaults), as the engine takes them."""
+    from sim.games.family import expert_tune as tune_of
+    from sim.games.rummikub import EXPERT_PARAMS
+
+    if tune is None:
+        tune = tune_of(EXPERT_PARAMS, rules.players)
+    tune = np.ascontiguousarray(tune, dtype=np.float64)
+    if tune.shape != (rules.players, len(EXPERT_PARAMS)):
+        raise RulesError(f"tune: {rules.players} seats of {len(EXPERT_PARAMS)} constants, got {tune.shape}")
+    return tune
+
+
 def play_chunk(rules: Rules, seed: int, start: int, count: int, policies: np.ndarray,
-               progress: bool = False, duplicate: bool = False) -> ChunkResult:
+               progress: bool = False, duplicate: bool = False, tune: np.ndarray | None = None) -> ChunkResult:
     """Rounds ``start .. start+count-1`` of ``seed`` (the same rounds whatever the
     chunking). ``progress``: show a progress bar if the engine must be compiled first;
-    ``duplicate``: deals played once per seat rotation."""
+    ``duplicate``: deals played once per seat rotation; ``tune``: the expert's constants
+    per seat (None: its defaults)."""
     from sim.games.rummikub import engine as e
 
     prepare(FAMILY.workload, progress)
     out_r = np.zeros((count, e.R_LEN), dtype=np.int64)
     out_p = np.zeros((count, rules.players, e.P_LEN), dtype=np.int64)
-    _Engine(rules, duplicate).play(seed, start, count, policies, _NO_DECK, _no_trace(), False, out_r, out_p)
+    _Engine(rules, duplicate).play(seed, start, count, policies, expert_tune(rules, tune), _NO_DECK, _no_trace(),
+                                   False, out_r, out_p)
     return ChunkResult(out_r, out_p)
 
 
 def trace_round(rules: Rules, seed: int, round_id: int, policies: np.ndarray,
-                deck: np.ndarray | None = None, duplicate: bool = False) -> TracedRound:
+                deck: np.ndarray | None = None, duplicate: bool = False,
+                tune: np.ndarray | None = None) -> TracedRound:
     """Play one round with the trace on: round ``round_id`` of ``seed`` (of a duplicate
-    run with ``duplicate``), or a given tile order ``deck`` (for scenario tests)."""
+    run with ``duplicate``), or a given tile order ``deck`` (for scenario tests);
+    ``tune``: the expert's constants per seat (None: its defaults)."""
     from sim.games.rummikub import engine as e
     from sim.solver.layout import MELD_FIELDS
     from sim.tiles import COUNTS_LEN
@@ -142,7 +160,7 @@ def trace_round(rules: Rules, seed: int, round_id: int, policies: np.ndarray,
     out_r = np.zeros((1, e.R_LEN), dtype=np.int64)
     out_p = np.zeros((1, rules.players, e.P_LEN), dtype=np.int64)
     engine = _Engine(rules)
-    engine.play(seed, round_id, 1, policies, deck, trace, True, out_r, out_p)
+    engine.play(seed, round_id, 1, policies, expert_tune(rules, tune), deck, trace, True, out_r, out_p)
     racks, _, ps, g, *_ = engine.rs
     n = int(g[e.G_NEVENTS])
     events, rows, placed = trace

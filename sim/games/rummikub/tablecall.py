@@ -17,4 +17,4 @@ def play(rack, table, ntable, objective, joker_value, g3max, cyclic, locked, bou
     tile (``use_jokers``) and no tile it must place, its work arrays passed one by one
     (:data:`.tableturn.WORK`, :func:`.tableturn.new_work`) (jit-compiled)."""
     return best_play(rack, table, ntable, objective, joker_value, g3max, cyclic, locked, bound, ts,
-                     (base, loose, r, placed, pins, out, best_rows, best_placed, freed, new_table), True, -1)
+                     (base, loose, r, placed, pins, out, best_rows, best_placed, freed, new_table), True, -1, 0)

@@ -49,7 +49,7 @@ def chunk_tables(rules: Rules, seed: int, start: int, count: int, policies: list
     from sim.games.rummikub.play import play_chunk, policy_codes
 
     codes = policy_codes(policies, rules.players)
-    res = play_chunk(rules, seed, start, count, codes, duplicate=duplicate)
+    res = play_chunk(rules, seed, start, count, codes, duplicate=duplicate, tune=tune)
     r, p = res.rounds, res.players
     check_engine_errors(r[:, e.R_ERROR], start)
     players = rules.players

@@ -102,9 +102,9 @@ def _all_freed(i, spots, spot_row, choice):
     return True
 
 
-@kernel(I1, I2, i64, i64, i64, i64, boolean, boolean, boolean, SPACE, WORK, boolean, i64)
+@kernel(I1, I2, i64, i64, i64, i64, boolean, boolean, boolean, SPACE, WORK, boolean, i64, i64)
 def best_play(rack, table, ntable, objective, joker_value, g3max, cyclic, locked, bound, ts, work, use_jokers,
-              must):
+              must, least):
     """The best play of ``rack`` onto the ``ntable`` meld rows of ``table``: ``(weight,
     rows)``, the weight ``PRIMARY * primary + secondary`` (objective 0: value, a rack
     joker at ``joker_value``; 1: tiles; 0 for no play, -2 when the solver's memory is too
@@ -112,7 +112,9 @@ def best_play(rack, table, ntable, objective, joker_value, g3max, cyclic, locked
     rack tiles placed and the jokers freed in the two before it. ``locked``:
     ``locked_jokers``; ``bound``: ``joker_moves=bound``. ``use_jokers`` False keeps the
     rack's jokers back. ``must`` (a kind, or -1): only plays placing that rack tile are
-    sought (the caller knows no other play exists) (jit-compiled)."""
+    sought (the caller knows no other play exists). ``least``: only plays weighing more
+    are sought (0: any play; a rack's whole weight less one: only a play that places
+    every rack tile, a search cut at the first tile left over) (jit-compiled)."""
     base, loose, r, placed, pins, out, best_rows, best_placed, freed, new_table = work
     spot_kind = np.empty(MAX_SPOTS, dtype=np.int64)  # the tile a joker stands for
     spot_alt = np.empty(MAX_SPOTS, dtype=np.int64)  # another tile that frees it, or -1
@@ -144,11 +146,11 @@ def best_play(rack, table, ntable, objective, joker_value, g3max, cyclic, locked
                 spot_bit[spots] = b
                 frozen[spots] = locked_row
                 spots += 1
-    best = np.int64(0)
+    best = np.int64(least)
     best_combo = -1
     best_n = 0
     if must == JOKER and not use_jokers:
-        return best, 0
+        return np.int64(0), 0
     combos = 1
     for s in range(spots):
         combos *= 3 if spot_alt[s] >= 0 else 2
@@ -192,7 +194,7 @@ def best_play(rack, table, ntable, objective, joker_value, g3max, cyclic, locked
             extra_must = tile_weight(forcing, objective, joker_value)
         # Only a play beating the best so far matters: its weight is the floor (the table as
         # it stands beats nothing for the first choice; later ones, freed tiles aside).
-        floor = np.int64(0) if combo == 0 and must < 0 else max(np.int64(-1), best - extra - extra_must)
+        floor = np.int64(0) if combo == 0 and must < 0 and best == 0 else max(np.int64(-1), best - extra - extra_must)
         w, n = solve(loose, pins, r, objective, joker_value, g3max, cyclic, floor, ts, out, placed)
         if w == -2:
             return np.int64(-2), 0

@@ -1,0 +1,158 @@
+"""The ``expert`` Rummikub bot (numba): its opening and its table play, decided from the
+seat's view only (:mod:`.view`), the rules and the seat's row of tuning constants
+(``tune``, :data:`sim.games.rummikub.EXPERT_PARAMS`, read here by name).
+
+The idea:
+
+- **go out** whenever the whole rack can be placed (K-END-1): a search for that play alone,
+  cut at the first rack tile left over, so it costs little when there is none;
+- **danger**: when an opponent's rack is down to ``danger_tiles`` tiles or the pool to
+  ``danger_pool`` (rack sizes and the pool are public), a tile kept back is likely to be
+  paid for (K-END-1, K-END-2): play the most value the table solver finds, jokers included
+  (a rack joker at the joker penalty, what it would cost);
+- **otherwise hold back** (K-PLAY-1: a player may always draw): the rack's jokers stay on
+  it (``hold_jokers``), and a play worth less than ``hold_value`` points is not made;
+  what is held keeps the rack's potential to go out in one play later, and gives the
+  opponents nothing to rebuild the table with;
+- **open** at the first turn the bar is reached, without the jokers when the other tiles
+  reach it (``open_jokers``), laying only the melds with the fewest tiles that reach the
+  bar (``open_lean``), the others kept for later, unless an opponent is in danger of
+  going out or the melds empty the rack.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import types
+
+from sim.games.rummikub import EXPERT_PARAMS
+from sim.games.rummikub.state import RP_BOUND, RP_G3MAX, RP_JOKER_PENALTY, RP_LOCKED, RP_WRAP
+from sim.games.rummikub.tablesolver import PRIMARY, SPACE
+from sim.games.rummikub.tableturn import WORK, best_play, tile_weight
+from sim.games.rummikub.view import NOTHING, VIEW
+from sim.jit import I1, I2, array, kernel
+from sim.solver.arrays import SOLVER_ARRAYS, SOLVER_SPACE, best_melds
+from sim.solver.layout import F_FIRST, F_KEY, F_KIND, F_LEN, SET
+from sim.tiles import COUNTS_LEN, JOKER, NUMBERS
+
+
+def _index(name: str) -> int:
+    """The column of a tuning constant in a ``tune`` row."""
+    return [p.name for p in EXPERT_PARAMS].index(name)
+
+
+X_DANGER_TILES = _index("danger_tiles")
+X_DANGER_POOL = _index("danger_pool")
+X_HOLD_VALUE = _index("hold_value")
+X_HOLD_JOKERS = _index("hold_jokers")
+X_PLAY_TILES = _index("play_tiles")
+X_OPEN_LEAN = _index("open_lean")
+X_OPEN_JOKERS = _index("open_jokers")
+
+F1 = array(types.float64, 1)
+MAX_LEAN_ROWS = 10  # opening melds searched for the leanest subset (2**10 subsets at most; a rack holds 4 or 5)
+
+
+@kernel(inline=True)
+def rack_weight(rack, joker_value):
+    """The whole rack's weight in the table solver's value terms (``tile_weight``, objective 0)."""
+    w = np.int64(0)
+    for k in range(COUNTS_LEN):
+        if rack[k] > 0:
+            w += rack[k] * tile_weight(k, 0, joker_value)
+    return w
+
+
+@kernel(inline=True)
+def in_danger(v, tune):
+    """An opponent about to go out (``danger_tiles``) or the pool running dry (``danger_pool``)."""
+    for q in range(v.players):
+        if q != v.seat and v.rack_sizes[q] <= tune[X_DANGER_TILES]:
+            return True
+    return v.pool <= tune[X_DANGER_POOL]
+
+
+@kernel(inline=True)
+def meld_value(row):
+    """A meld row's points, a joker counting as the tile it stands for (K-OPEN-2)."""
+    if row[F_KIND] == SET:
+        return row[F_KEY] * row[F_LEN]
+    v = 0
+    for q in range(row[F_LEN]):
+        v += (row[F_FIRST] - 1 + q) % NUMBERS + 1  # runs wrap from 13 to 1 (K-VAR wrap_runs)
+    return v
+
+
+@kernel(VIEW, I1, F1, SOLVER_ARRAYS, SOLVER_SPACE, I2)
+def expert_open(v, rp, tune, S, space, rows):
+    """The expert's opening (K-OPEN-1/2): ``(value, melds)`` in ``rows``, 0 melds to draw
+    instead (jit-compiled)."""
+    rack = v.rack
+    cyclic = rp[RP_WRAP] == 1
+    value, n = 0, 0
+    if tune[X_OPEN_JOKERS] < 0.5 and rack[JOKER] > 0:
+        saved = rack[JOKER]
+        rack[JOKER] = 0
+        value, n = best_melds(rack, cyclic, S, space, rows)
+        rack[JOKER] = saved
+    if n == 0 or value < v.bar:
+        value, n = best_melds(rack, cyclic, S, space, rows)
+    if n == 0 or value < v.bar:
+        return 0, 0
+    tiles = 0
+    for i in range(n):
+        tiles += rows[i, F_LEN]
+    left = -tiles
+    for k in range(COUNTS_LEN):
+        left += rack[k]
+    if tune[X_OPEN_LEAN] < 0.5 or left == 0 or n > MAX_LEAN_ROWS or in_danger(v, tune):
+        return value, n
+    # The fewest tiles that reach the bar, the most value among those.
+    best_mask, best_tiles, best_value = (1 << n) - 1, tiles, value
+    for mask in range(1, 1 << n):
+        t, s = 0, 0
+        for i in range(n):
+            if (mask >> i) & 1:
+                t += rows[i, F_LEN]
+                s += meld_value(rows[i])
+        if s >= v.bar and (t < best_tiles or (t == best_tiles and s > best_value)):
+            best_mask, best_tiles, best_value = mask, t, s
+    m = 0
+    for i in range(n):
+        if (best_mask >> i) & 1:
+            for f in range(rows.shape[1]):
+                rows[m, f] = rows[i, f]
+            m += 1
+    return best_value, m
+
+
+@kernel(VIEW, I1, F1, SPACE, WORK)
+def expert_play(v, rp, tune, ts, work):
+    """The expert's table play after opening (K-PLAY-1): ``(weight, rows, nothing)`` as
+    :func:`.tableturn.best_play` gives them (weight 0: draw), ``nothing`` True when it
+    knows no play exists (jit-compiled)."""
+    if v.must == NOTHING:
+        return np.int64(0), 0, True
+    rack, table, ntable, must = v.rack, v.table, v.ntable, v.must
+    penalty, g3max, cyclic = rp[RP_JOKER_PENALTY], rp[RP_G3MAX], rp[RP_WRAP] == 1
+    locked, bound = rp[RP_LOCKED] == 1, rp[RP_BOUND] == 1
+    # K-END-1: the whole rack at once, if it can be placed
+    w, n = best_play(rack, table, ntable, 0, penalty, g3max, cyclic, locked, bound, ts, work, True, must,
+                     rack_weight(rack, penalty) - 1)
+    if w != 0:
+        return w, n, False
+    if in_danger(v, tune):
+        w, n = best_play(rack, table, ntable, 0, penalty, g3max, cyclic, locked, bound, ts, work, True, must, 0)
+        return w, n, w == 0
+    if tune[X_HOLD_VALUE] >= 100:
+        return np.int64(0), 0, False
+    use_jokers = tune[X_HOLD_JOKERS] < 0.5 or rack[JOKER] == 0
+    objective = 1 if tune[X_PLAY_TILES] >= 0.5 else 0
+    w, n = best_play(rack, table, ntable, objective, penalty, g3max, cyclic, locked, bound, ts, work, use_jokers,
+                     must, 0)
+    if w <= 0:
+        return w, n, w == 0 and use_jokers
+    value = w // PRIMARY if objective == 0 else w % PRIMARY
+    if value < tune[X_HOLD_VALUE]:
+        return np.int64(0), 0, False
+    return w, n, False
