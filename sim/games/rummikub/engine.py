@@ -72,6 +72,8 @@ from sim.games.rummikub.state import (
     RP_RACK,
     RP_WRAP,
     bar_in_force,
+    rack_tiles,
+    rack_value,
 )
 from sim.games.rummikub.tablesolver import OUT_ROWS, PRIMARY
 from sim.games.rummikub.tablesolver import SPACE as TABLE_SPACE
@@ -82,7 +84,7 @@ from sim.solver.arrays import SOLVER_ARRAYS, SOLVER_SPACE, best_melds
 from sim.solver.kernel import LEAF_LEN, new_space
 from sim.solver.layout import F_LEN, MELD_FIELDS
 from sim.solver.runs import new_run_space
-from sim.tiles import COUNTS_LEN, JOKER, KINDS, NUMBERS
+from sim.tiles import COUNTS_LEN, JOKER
 
 POLICY_GREEDY, POLICY_CAREFUL, POLICY_EXPERT = 0, 1, 2  # sim.games.rummikub.POLICIES
 SMALL_PLAY = 10  # careful: plays worth less are held back (unless they empty the rack)...
@@ -117,23 +119,6 @@ TRACE = tuple_of(I2, I3, I2)
 
 
 # --- tiles and melds --------------------------------------------------------------------------
-
-
-@kernel(inline=True)
-def rack_tiles(rack):
-    n = 0
-    for k in range(COUNTS_LEN):
-        n += rack[k]
-    return n
-
-
-@kernel(inline=True)
-def rack_value(rack, joker_penalty):
-    """K-END-1: a tile counts its number, a joker the joker penalty in force."""
-    v = rack[JOKER] * joker_penalty
-    for k in range(KINDS):
-        v += rack[k] * (k % NUMBERS + 1)
-    return v
 
 
 @kernel(inline=True)
@@ -365,11 +350,10 @@ def score_round(racks, ps, g, rp):
 
 
 @kernel(inline=True)
-def play_round(deck, rp, policies, tune, S, rs, ts, trace):
-    """Play one round from the tile order ``deck``; results stay in ``rs``."""
-    racks, table, ps, g, space, rows, work, _, _ = rs
-    events = trace[0]
-    players = rp[RP_PLAYERS]
+def deal(deck, rp, policies, rs):
+    """Deal a round from the tile order ``deck`` into ``rs`` (K-SET-1: 14 tiles each, seat 0
+    first, the rest the pool)."""
+    racks, _, ps, g, _, _, _, _, _ = rs
     racks[:, :] = 0
     ps[:, :] = 0
     tracing = g[G_TRACE]
@@ -379,22 +363,48 @@ def play_round(deck, rp, policies, tune, S, rs, ts, trace):
     g[G_CALLS_LEFT] = -1
     g[G_DECK] = deck.shape[0]
     pos = 0
-    for p in range(players):  # K-SET-1: 14 tiles each, seat 0 first
+    for p in range(rp[RP_PLAYERS]):
         for _ in range(rp[RP_RACK]):
             racks[p, deck[pos]] += 1
             pos += 1
         ps[p, PS_POLICY] = policies[p]
     g[G_POOL] = pos
-    p = 0
-    while True:
-        if play_turn(p, deck, racks, table, ps, g, rp, tune, S, space, rows, ts, work, trace):
-            break
-        if g[G_TURNS] >= MAX_TURNS:
+
+
+@kernel(inline=True)
+def play_until(deck, rp, tune, S, rs, ts, trace, stop):
+    """Play the round in ``rs`` on, seat after seat, until it is over (True, scored) or
+    ``stop`` turns (all seats together) have been played (False)."""
+    racks, table, ps, g, space, rows, work, _, _ = rs
+    players = rp[RP_PLAYERS]
+    while g[G_TURNS] < stop:
+        p = g[G_TURNS] % players  # seat 0 starts, then in seat order
+        over = play_turn(p, deck, racks, table, ps, g, rp, tune, S, space, rows, ts, work, trace)
+        if not over and g[G_TURNS] >= MAX_TURNS:
             g[G_ERROR] = ERR_TOO_LONG
-            break
-        p = (p + 1) % players
-    score_round(racks, ps, g, rp)
-    event(events, g, EV_END, p, ps[p, PS_TURNS], -1, g[G_FINISH], g[G_WINNERS], 0)  # p: the last to play
+            over = True
+        if over:
+            score_round(racks, ps, g, rp)
+            event(trace[0], g, EV_END, p, ps[p, PS_TURNS], -1, g[G_FINISH], g[G_WINNERS], 0)  # p: the last to play
+            return True
+    return False
+
+
+@kernel(inline=True)
+def play_round(deck, rp, policies, tune, S, rs, ts, trace):
+    """Play one round from the tile order ``deck``; results stay in ``rs``."""
+    deal(deck, rp, policies, rs)
+    play_until(deck, rp, tune, S, rs, ts, trace, MAX_TURNS + 1)
+
+
+@kernel(I1, I1, I1, F2, SOLVER_ARRAYS, ROUND_SPACE, TABLE_SPACE, TRACE, boolean, i64, entry=True)
+def play_turns(deck, rp, policies, tune, S, rs, ts, trace, fresh, turns):
+    """A round turn by turn (positions for tests): deal one from ``deck`` (``fresh``) or go
+    on with the one in ``rs``, and play ``turns`` more turns, all seats together; True when
+    the round is over (scored). Tracing as ``rs``'s counters say."""
+    if fresh:
+        deal(deck, rp, policies, rs)
+    return play_until(deck, rp, tune, S, rs, ts, trace, rs[3][G_TURNS] + turns)
 
 
 @kernel(i64, i64, i64, entry=True)

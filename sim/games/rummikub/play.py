@@ -166,3 +166,102 @@ def trace_round(rules: Rules, seed: int, round_id: int, policies: np.ndarray,
     events, rows, placed = trace
     return TracedRound(rules, deck.copy(), events[:n].copy(), rows[:n].copy(), placed[:n].copy(),
                        racks.copy(), ps.copy(), g.copy())
+
+
+class Round:
+    """A round played turn by turn from Python, its whole state at hand between turns: for
+    positions in tests (worked positions, the information-set property). ``deck``: the tile
+    order (the racks dealt from its start, the pool the rest); every action is traced."""
+
+    def __init__(self, rules: Rules, deck: np.ndarray, policies: list[str], tune: np.ndarray | None = None):
+        from sim.games.rummikub import engine as e
+        from sim.solver.layout import MELD_FIELDS
+        from sim.tiles import COUNTS_LEN
+
+        prepare(FAMILY.workload)
+        self.rules = rules
+        self.deck = np.ascontiguousarray(deck, dtype=np.int64)
+        self.codes = policy_codes(policies, rules.players)
+        self.tune = expert_tune(rules, tune)
+        self.engine = _Engine(rules)
+        self.trace = (np.zeros((e.MAX_EVENTS, e.EV_FIELDS), dtype=np.int64),
+                      np.zeros((e.MAX_EVENTS, e.MAX_TABLE, MELD_FIELDS), dtype=np.int64),
+                      np.zeros((e.MAX_EVENTS, COUNTS_LEN), dtype=np.int64))
+        self.racks, self.table, self.ps, self.g = self.engine.rs[:4]
+        self.g[e.G_TRACE] = 1
+        self.over = self._play(True, 0)
+
+    def set_position(self, racks: list[str], table: list[str], opened: list[bool], seat: int = 0,
+                     pool: str | None = None) -> None:
+        """Replace the round by a position built by hand: each seat's rack, the table's melds
+        (``"R1 R2 R3"``, a bound joker as ``J(R4)``), who has opened, whose turn it is, and
+        the pool in the order it will be drawn (None: the rest of the set, in tile order).
+        Every player has had four turns (the bar in force is ``open_points``)."""
+        from sim.games.rummikub import engine as e
+        from sim.games.rummikub.tableplay import read_table, table_counts
+        from sim.solver.layout import meld_row
+        from sim.tiles import COPIES, KINDS, parse_rack, parse_tile
+
+        counts = [np.array(parse_rack(r).counts, dtype=np.int64) for r in racks]
+        melds = read_table(table, self.rules)
+        on_table = table_counts(melds)
+        if pool is None:
+            left = np.array([COPIES] * KINDS + [self.rules.jokers], dtype=np.int64) - on_table - sum(counts)
+            pool_tiles = [k for k in range(KINDS + 1) for _ in range(int(left[k]))]
+        else:
+            pool_tiles = [parse_tile(t) for t in pool.split()]
+        held = [k for c in counts for k in range(len(c)) for _ in range(int(c[k]))]
+        placed = [k for k in range(len(on_table)) for _ in range(int(on_table[k]))]
+        self.deck = np.array(held + placed + pool_tiles, dtype=np.int64)
+        self.racks[:, :] = 0
+        for p, c in enumerate(counts):
+            self.racks[p, :] = c
+        self.table[:, :] = 0
+        for i, m in enumerate(melds):
+            self.table[i] = meld_row(m)
+        players = self.rules.players
+        self.ps[:, :] = 0
+        self.ps[:, e.PS_POLICY] = self.codes
+        self.ps[:, e.PS_TURNS] = 4
+        self.ps[:, e.PS_OPEN_TURN] = [1 if o else 0 for o in opened]
+        self.g[e.G_NTABLE] = len(melds)
+        self.g[e.G_POOL] = len(held) + len(placed)
+        self.g[e.G_DECK] = len(self.deck)
+        self.g[e.G_TURNS] = 4 * players + seat
+        self.g[e.G_TABLE_CHANGES] = 1
+        self.over = False
+
+    def _play(self, fresh: bool, turns: int) -> bool:
+        from sim.games.rummikub import engine as e
+
+        eng = self.engine
+        over = e.play_turns(self.deck, eng.rp, self.codes, self.tune, eng.S, eng.rs, eng.ts, self.trace, fresh, turns)
+        if int(self.g[e.G_ERROR]) != e.ERR_NONE:
+            raise RuntimeError(f"the round stopped with engine error {int(self.g[e.G_ERROR])}")
+        return bool(over)
+
+    def play(self, turns: int = 1) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+        """Play ``turns`` more turns (fewer if the round ends): their actions, each its event
+        (an ``EV_*`` row), the melds laid or the table after a play, and the rack tiles placed."""
+        from sim.games.rummikub import engine as e
+
+        first = int(self.g[e.G_NEVENTS])
+        if not self.over:
+            self.over = self._play(False, turns)
+        events, rows, placed = self.trace
+        return [(events[i].copy(), rows[i, :events[i, e.EV_ROWS]].copy(), placed[i].copy())
+                for i in range(first, int(self.g[e.G_NEVENTS]))]
+
+    @property
+    def seat(self) -> int:
+        """The seat whose turn is next."""
+        from sim.games.rummikub import engine as e
+
+        return int(self.g[e.G_TURNS]) % self.rules.players
+
+    def view(self, p: int):
+        """What seat ``p`` knows now (:class:`sim.games.rummikub.view.View`)."""
+        from sim.games.rummikub.view import seat_view
+
+        return seat_view(p, self.racks, self.table, self.ps, self.g, self.engine.rp)
+

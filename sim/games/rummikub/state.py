@@ -1,6 +1,7 @@
 """The layout of a Rummikub round's integer arrays: the rules as integers (``RP_*``), what
-each player has done (``PS_*``) and the round's counters (``G_*``), and the one rule read
-straight from them, the opening bar in force (K-OPEN-1, ``easing_open``).
+each player has done (``PS_*``) and the round's counters (``G_*``); and the rules read
+straight from them: the opening bar in force (K-OPEN-1, ``easing_open``), a rack's tiles
+and its points (K-END-1).
 
 A module of its own so that the round engine (:mod:`.engine`), which changes them, and
 the seat's view (:mod:`.view`), which reads what of them a seat may know, share one
@@ -10,6 +11,7 @@ layout without importing each other.
 from __future__ import annotations
 
 from sim.jit import kernel
+from sim.tiles import COUNTS_LEN, JOKER, KINDS, NUMBERS
 
 # --- rules parameters ----------------------------------------------------------------------
 (RP_PLAYERS, RP_RACK, RP_JOKERS, RP_OPEN_POINTS, RP_JOKER_PENALTY, RP_G3MAX, RP_WRAP, RP_LOCKED,
@@ -37,3 +39,20 @@ def bar_in_force(p, ps, rp):
         eased = bar - rp[RP_EASING_STEP] * ((ps[p, PS_TURNS] - 1) // rp[RP_EASING_EVERY])
         bar = max(eased, min(bar, rp[RP_EASING_FLOOR]))
     return bar
+
+
+@kernel(inline=True)
+def rack_tiles(rack):
+    n = 0
+    for k in range(COUNTS_LEN):
+        n += rack[k]
+    return n
+
+
+@kernel(inline=True)
+def rack_value(rack, joker_penalty):
+    """K-END-1: a tile counts its number, a joker the joker penalty in force."""
+    v = rack[JOKER] * joker_penalty
+    for k in range(KINDS):
+        v += rack[k] * (k % NUMBERS + 1)
+    return v

@@ -65,15 +65,16 @@ View = namedtuple("View", "seat players turn bar pool calls_left passes must nta
 VIEW = record_of(View, i64, i64, i64, i64, i64, i64, i64, i64, i64, I1, I2, I1, I1, I1, I1, I1)
 
 
-@kernel(i64, I2, I2, I2, I1, I1)
+@kernel(i64, I2, I2, I2, I1, I1, entry=True)
 def seat_view(p, racks, table, ps, g, rp):
     """The view of seat ``p`` (see the module docstring) from the full state: the round's
-    racks, table, player state and counters and the rules (jit-compiled)."""
+    racks, table, player state and counters and the rules (jit-compiled; from Python too,
+    for tests)."""
     players = rp[RP_PLAYERS]
     ntable = g[G_NTABLE]
     rack = np.empty(COUNTS_LEN, dtype=np.int64)
     copy_row(rack, racks[p])
-    seen_table = np.empty((max(ntable, 1), table.shape[1]), dtype=np.int64)
+    seen_table = np.zeros((max(ntable, 1), table.shape[1]), dtype=np.int64)
     unseen = np.full(COUNTS_LEN, 2, dtype=np.int64)
     unseen[JOKER] = rp[RP_JOKERS]
     for i in range(ntable):

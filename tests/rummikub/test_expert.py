@@ -1,0 +1,187 @@
+"""The Rummikub ``expert`` (sim.games.rummikub.expert): it decides from its seat's view
+only (the information-set property, hypothesis), it makes the moves a good player makes
+in positions built by hand (go out, release a joker and play rather than draw when an
+opponent is about to go out, hold back otherwise, open lean), its constants reach the
+kernels per seat, and the referee accepts its rounds."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import sim
+from sim.deal import round_deck
+from sim.games.family import expert_tune
+from sim.games.rummikub import EXPERT_PARAMS, POLICIES
+from sim.games.rummikub import engine as e
+from sim.games.rummikub.play import Round
+from sim.games.rummikub.view import View
+from sim.tiles import JOKER, KINDS, parse_rack, tile_name
+
+RUMMIKUB = sim.preset("rummikub")
+
+
+def _deck(players: int, seed: int, round_id: int) -> np.ndarray:
+    return round_deck(seed, round_id, RUMMIKUB.jokers, 0, RUMMIKUB.rack_size, 0)
+
+
+def _same_view(a: View, b: View) -> bool:
+    return all(np.array_equal(x, y) for x, y in zip(a, b, strict=True))
+
+
+def _same_actions(a: list, b: list) -> bool:
+    return len(a) == len(b) and all(all(np.array_equal(x, y) for x, y in zip(u, v, strict=True))
+                                    for u, v in zip(a, b, strict=True))
+
+
+def _redeal(r: Round, p: int, rng: np.random.Generator) -> None:
+    """Deal again every tile seat ``p`` has not seen (the other racks, their sizes kept, and
+    the pool after the tile ``p`` is about to draw), as another shuffle could have."""
+    pool, deck_len = int(r.g[e.G_POOL]), int(r.g[e.G_DECK])
+    others = [q for q in range(r.rules.players) if q != p]
+    hidden = [k for q in others for k in range(JOKER + 1) for _ in range(int(r.racks[q, k]))]
+    hidden += [int(k) for k in r.deck[pool + 1:deck_len]]
+    rng.shuffle(hidden)
+    at = 0
+    for q in others:
+        size = int(r.racks[q].sum())
+        r.racks[q, :] = 0
+        for k in hidden[at:at + size]:
+            r.racks[q, k] += 1
+        at += size
+    r.deck[pool + 1:deck_len] = hidden[at:]
+
+
+def _position(players: int, seed: int, turns: int, mix: list[str]) -> tuple[Round, int] | None:
+    rules = RUMMIKUB.replace(players=players)
+    p = turns % players
+    policies = [mix[q % len(mix)] for q in range(players)]
+    policies[p] = "expert"
+    r = Round(rules, _deck(players, seed, 0), policies)
+    r.play(turns)
+    return None if r.over else (r, p)
+
+
+@settings(max_examples=60)
+@given(players=st.integers(2, 4), seed=st.integers(0, 10**6), turns=st.integers(0, 70),
+       mix=st.sampled_from([["expert"], ["greedy"], ["careful", "greedy", "expert"]]), shuffle=st.integers(0, 2**32))
+def test_the_expert_decides_from_its_view_only(players, seed, turns, mix, shuffle):
+    """Issue part 1: re-deal the tiles the seat to move has not seen (the other racks, their
+    sizes kept, and the pool after the tile it is about to draw): its view is the same and
+    so is its next turn, action for action."""
+    position = _position(players, seed, turns, mix)
+    if position is None:
+        return
+    a, p = position
+    b, _ = _position(players, seed, turns, mix)
+    _redeal(b, p, np.random.default_rng(shuffle))
+    assert _same_view(a.view(p), b.view(p))
+    assert _same_actions(a.play(1), b.play(1))
+
+
+def test_the_redeal_changes_what_the_seat_cannot_see_and_the_test_sees_a_changed_rack():
+    """The property above can fail: the re-deal really moves the hidden tiles, and the same
+    comparison tells two turns apart when the seat's own rack differs by one tile."""
+    moved, told_apart = 0, 0
+    for seed in range(30):
+        position = _position(3, seed, 12, ["careful", "greedy", "expert"])
+        if position is None:
+            continue
+        a, p = position
+        b, _ = _position(3, seed, 12, ["careful", "greedy", "expert"])
+        _redeal(b, p, np.random.default_rng(seed))
+        moved += not np.array_equal(a.racks, b.racks)
+        # a cheat's view: swap one tile of p's rack for a tile it has not seen
+        c, _ = _position(3, seed, 12, ["careful", "greedy", "expert"])
+        q = (p + 1) % 3
+        mine, theirs = int(np.flatnonzero(c.racks[p, :KINDS])[0]), int(np.flatnonzero(c.racks[q, :KINDS])[-1])
+        c.racks[p, mine] -= 1
+        c.racks[q, mine] += 1
+        c.racks[q, theirs] -= 1
+        c.racks[p, theirs] += 1
+        told_apart += not _same_view(a.view(p), c.view(p)) and not _same_actions(a.play(1), c.play(1))
+    assert moved >= 20 and told_apart >= 5
+
+
+# --- worked positions --------------------------------------------------------------------------
+
+JUNK = "R1 B4 K9 Y12 R13 B11 K2 Y6 R8 B13"  # ten tiles that make no meld
+
+
+def _turn(position: dict, policy: str = "expert", players: int = 2, tune: dict | None = None):
+    """Seat 0's one turn in a position built by hand: its action, the melds or table after, the tiles placed."""
+    rules = RUMMIKUB.replace(players=players)
+    policies = [policy] + ["greedy"] * (players - 1)
+    r = Round(rules, _deck(players, 0, 0), policies, expert_tune(EXPERT_PARAMS, players, tune))
+    r.set_position(**position)
+    (ev, rows, placed), *_ = r.play(1)
+    return int(ev[e.EV_TYPE]), rows, placed, r
+
+
+def _placed(placed: np.ndarray) -> str:
+    return " ".join(sorted(tile_name(k) for k in range(JOKER + 1) for _ in range(int(placed[k]))))
+
+
+def test_K_END_1_the_expert_goes_out_when_the_table_can_be_rebuilt_around_its_rack():
+    """B7 Y7 go out only by taking K7 off K4-K7 into a group: the expert goes out (and wins
+    at once) however far the opponent is from going out."""
+    position = {"racks": ["B7 Y7", JUNK], "table": ["R5 R6 R7 R8", "K4 K5 K6 K7"], "opened": [True, True]}
+    kind, rows, placed, r = _turn(position)
+    assert kind == e.EV_PLAY and _placed(placed) == "B7 Y7"
+    assert r.over and int(r.g[e.G_FINISH]) == e.FINISH_OUT
+
+
+def test_K_END_1_the_expert_goes_out_with_its_joker():
+    position = {"racks": ["B9 J", JUNK], "table": ["K9 R9 Y9", "R2 R3 R4"], "opened": [True, True]}
+    kind, _, placed, r = _turn(position)
+    assert kind == e.EV_PLAY and _placed(placed) == "B9 J" and r.over
+
+
+def test_K_JOKER_1_the_expert_releases_its_joker_when_an_opponent_is_about_to_go_out():
+    """The opponent holds one tile: a joker kept costs the joker penalty when it goes out
+    (K-END-1), so the expert places it; careful keeps it (it looks only at the pool)."""
+    position = {"racks": ["J R9 B2 Y13", "K12"], "table": ["K5 K6 K7", "R1 R2 R3"], "opened": [True, True]}
+    kind, _, placed, _ = _turn(position)
+    assert kind == e.EV_PLAY and placed[JOKER] == 1
+    kind, _, _, _ = _turn(position, "careful")
+    assert kind == e.EV_DRAW
+
+
+def test_K_PLAY_1_the_expert_plays_rather_than_draws_when_an_opponent_holds_one_or_two_tiles():
+    """Facing an opponent down to one tile (or two, with a rack of 80 points to lose) the expert
+    places what it can; with the opponent far from going out it holds the same tiles back."""
+    rack = "R1 R2 R3 B4 K9 Y12 R13 B13 Y13 B11 K11"
+    table = ["K5 K6 K7", "Y1 Y2 Y3"]
+    for opponent in ("K12", "K12 B12"):
+        kind, _, placed, _ = _turn({"racks": [rack, opponent], "table": table, "opened": [True, True]})
+        assert kind == e.EV_PLAY and len(parse_rack(_placed(placed))) >= 3, opponent
+    kind, _, _, _ = _turn({"racks": [rack, JUNK], "table": table, "opened": [True, True]})
+    assert kind == e.EV_DRAW  # K-PLAY-1 (revised): holding back is a choice
+
+
+def test_K_END_2_the_expert_plays_when_the_pool_runs_dry():
+    rack = "R1 R2 R3 B4 K9 Y12 R13"
+    kind, _, placed, _ = _turn({"racks": [rack, JUNK], "table": ["K5 K6 K7"], "opened": [True, True],
+                                "pool": ""})
+    assert kind == e.EV_PLAY and _placed(placed) == "R1 R2 R3"
+
+
+def test_K_OPEN_1_the_expert_opens_with_the_fewest_tiles_that_reach_the_bar():
+    """Two runs of 33 and 30 points and a group of 36: one meld reaches the bar of 30, the
+    group of three tiles with the most points; the others stay on the rack."""
+    rack = "R10 R11 R12 B9 B10 B11 K12 Y12 B12 Y1 R4"
+    kind, rows, _, _ = _turn({"racks": [rack, JUNK], "table": [], "opened": [False, False]})
+    assert kind == e.EV_OPEN and len(rows) == 1 and rows[0, 3] == 3
+
+
+def test_the_expert_tune_rows_are_per_seat():
+    """Two experts with other constants meet: the seat's row decides (here: a seat that never
+    holds back plays what the holding seat keeps)."""
+    position = {"racks": ["R1 R2 R3 B4 K9 Y12 R13", JUNK], "table": ["K5 K6 K7"], "opened": [True, True]}
+    holds, plays = _turn(position)[0], _turn(position, tune=[{"hold_value": 0}, {}])[0]
+    assert holds == e.EV_DRAW and plays == e.EV_PLAY
+
+
+def test_expert_is_the_third_policy():
+    assert POLICIES.index("expert") == e.POLICY_EXPERT == 2
+    assert sim.games.family_of(RUMMIKUB).expert_params == EXPERT_PARAMS
