@@ -610,6 +610,27 @@ class Family(ABC):
         (:func:`sim.analysis.open_dataset`; the round families' is built in there)."""
         return self._module("analysis").dataset_tables(path, keys)
 
+    # What :meth:`seat_results` counts a seat's score per, and how people read the two.
+    score_unit: ClassVar[str] = "round"
+    score_label: ClassVar[str] = "mean score per round"
+
+    def seat_results(self, ds) -> pl.LazyFrame:
+        """One row per seat and unit of dataset ``ds`` (:class:`sim.analysis.Dataset`), for
+        comparing bots (``sim tournament``): ``deal_id``, ``seat``, ``policy``, ``won`` (1.0
+        when the unit was won by that seat alone, or its team), ``decided`` (1.0 when the unit
+        has such a winner), ``score`` (what the seat scored in the unit) and ``per`` (what
+        the score is counted per: 1 a round; a family whose unit holds several, such as a
+        card match's hands, says how many). Rounds here; a family overrides it."""
+        import polars as pl
+
+        won = (pl.col("winner_seat") == pl.col("seat")).fill_null(False)
+        return ds.players.select(
+            pl.col("deal_id") if "deal_id" in ds.players.collect_schema().names() else pl.col("round_id").alias(
+                "deal_id"),
+            pl.col("seat").cast(pl.Int8), pl.col("policy").cast(pl.String), won.cast(pl.Float64).alias("won"),
+            pl.col("winner_seat").is_not_null().cast(pl.Float64).alias("decided"),
+            pl.col("score").cast(pl.Float64), pl.lit(1.0).alias("per"))
+
     def report_sections(self, rep, ds, prefer: dict) -> None:
         """Add the family's sections on dataset ``ds`` to the report ``rep``
         (:class:`sim.report.Report`); ``prefer``: the reference values of swept fields."""
