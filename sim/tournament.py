@@ -58,9 +58,8 @@ def spec(rules: Rules, policies: tuple[str, ...], rounds: int, seed: int, chunk:
 
 def standings(path: str | Path) -> dict:
     """Each policy's mean score, win share and share of decided units, the pairwise
-    differences and the ranking of a tournament dataset (see the module docstring). The
-    ranking sorts by mean score and says for each policy whether the next is separated
-    (its difference's interval excludes 0) or overlaps."""
+    differences and the ranking of a tournament dataset (see the module docstring and
+    :func:`compare`)."""
     from sim.analysis import open_dataset
     from sim.games import family as family_named
 
@@ -69,16 +68,24 @@ def standings(path: str | Path) -> dict:
         raise DatasetError(f"{path}: a {ds.manifest.get('kind')!r} dataset, not a tournament (sim tournament --out)")
     family = family_named(ds.family)
     policies = list(dict.fromkeys(p for v in ds.variants for p in v.get("policies", [])))  # as first seated
-    rows = family.seat_results(ds).collect()
+    units = ds.rounds.select(pl.len()).collect().item()
+    out = compare(family.seat_results(ds.tables, ds.keys).collect(), policies, family.score_label)
+    return {**out, "units": units, "unit": family.unit, "rounds": units, "seatings": len(ds.variants),
+            "family": ds.family}
+
+
+def compare(rows: pl.DataFrame, policies: list[str], score_label: str = "mean score per round") -> dict:
+    """The standings of seat results (:meth:`sim.games.family.Family.seat_results`, every
+    seating's rows together): per policy ``mean_score`` (its score per ``per``),
+    ``win_share``, ``decided_share`` and ``player_units``; ``pairs`` (each pair's
+    differences, paired on the deals); ``ranking`` by mean score, saying for each policy
+    whether the next is separated (its difference's interval excludes 0) or overlaps."""
     per = (rows.group_by("deal_id", "policy")
            .agg(pl.len().cast(pl.Float64).alias("n"), pl.col("per").sum(), pl.col("score").sum(),
                 pl.col("won").sum(), pl.col("decided").sum())
            .pivot(on="policy", index="deal_id", values=["n", "per", "score", "won", "decided"])
            .fill_null(0).sort("deal_id"))
-    units = ds.rounds.select(pl.len()).collect().item()
-    out: dict = {"policies": {}, "pairs": [], "ranking": [], "units": units, "unit": family.unit,
-                 "rounds": units, "deals": per.height, "seatings": len(ds.variants), "family": ds.family,
-                 "score": family.score_label}
+    out: dict = {"policies": {}, "pairs": [], "ranking": [], "deals": per.height, "score": score_label}
 
     def col(kind: str, p: str) -> np.ndarray:
         return per[f"{kind}_{p}"].cast(pl.Float64).to_numpy()
@@ -107,6 +114,66 @@ def standings(path: str | Path) -> dict:
             entry["separated"] = bool(d["ci_low"] > 0)
         out["ranking"].append(entry)
     return out
+
+
+def _seat_rows(rules_json: str, seed: int, start: int, count: int, seating: tuple[str, ...],
+               tune: np.ndarray | None) -> pl.DataFrame:
+    """One chunk of one seating played in a worker, as seat results."""
+    import numba
+
+    from sim.games import family_of, rules_from_json
+
+    numba.set_num_threads(1)  # the processes are the parallelism
+    rules = rules_from_json(rules_json)
+    family = family_of(rules)
+    family.prepare(progress=False, jobs=1)
+    tables = family.chunk_tables(rules, seed, start, count, list(seating), duplicate=True, tune=tune)
+    return family.seat_results(tables).collect()
+
+
+def play(rules: Rules, policies: tuple[str, ...], units: int, seed: int, jobs: int | None = None,
+         tune: dict[str, dict] | None = None, chunk: int = 200, progress: bool = False) -> dict:
+    """A tournament played in memory, nothing written: every seating of ``policies`` over
+    the same ``units`` duplicate deals' rotations (rounded up to whole deals), in ``jobs``
+    worker processes; its :func:`compare` standings. ``tune``: a policy's tuning constants
+    (``{"expert": {name: value}}``, :func:`sim.games.family.expert_tune`; the defaults
+    otherwise), for tuners and benchmarks (``benchmarks/tune_expert.py``)."""
+    from sim.games.family import expert_tune
+    from sim.parallel import Workers
+
+    family = runner.family_of(rules)
+    unknown = [p for p in policies if p not in family.policies]
+    if unknown:
+        raise SimError(f"unknown policy {unknown[0]!r}; {family.title} policies: {', '.join(family.policies)}")
+    units, chunk = runner.whole_deals(units, min(chunk, units), rules.players)
+    tasks = []
+    for seating in seatings(tuple(policies), rules.players):
+        overrides = [(tune or {}).get(p, {}) for p in seating]
+        seat_tune = expert_tune(family.expert_params, rules.players, overrides)
+        for start in range(0, units, chunk):
+            key = f"{'-'.join(seating)}/{start}"
+            tasks.append((key, (rules.to_json(), seed, start, min(chunk, units - start), seating, seat_tune)))
+    family.prepare(progress=progress)
+    rows: list[pl.DataFrame] = []
+    bar = None
+    if progress:
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=len(tasks), desc=f"tournament {family.name}", unit="chunk")
+
+    def keep(_key: str, df: pl.DataFrame) -> None:
+        rows.append(df)
+        if bar is not None:
+            bar.update()
+
+    with Workers(jobs) as w:
+        w.run(_seat_rows, tasks, keep)
+    if bar is not None:
+        bar.close()
+    out = compare(pl.concat(rows), list(policies), family.score_label)
+    n = len(seatings(tuple(policies), rules.players))
+    return {**out, "units": units * n, "unit": family.unit, "rounds": units * n, "seatings": n,
+            "family": family.name}
 
 
 def _interval(d: dict) -> dict:

@@ -72,10 +72,10 @@ class CardRummy(Family):
     score_unit = "hand"
     score_label = "points per hand"
 
-    def seat_results(self, ds):
+    def seat_results(self, tables, keys=()):
         """A seat's results in each match: won when its seat (with partners, its team) won
         the match; its points over the match's hands, counted per hand."""
-        return self.analysis().seat_results(ds)
+        return self.analysis().seat_results(tables, keys)
 
     def describe(self, rules) -> str:
         return f"{self.title}: matches to {rules.target}, {rules.decks} deck{'s' if rules.decks > 1 else ''}"
