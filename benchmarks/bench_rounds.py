@@ -34,7 +34,7 @@ def per_core(preset: str, players: int, rounds: int, repeats: int, policy: str) 
     rules = sim.preset(preset).replace(players=players)
     family = sim.games.family_of(rules)
     package = type(family).__module__
-    play = importlib.import_module(f"{package}.match" if family.unit == "match" else f"{package}.play")
+    play = importlib.import_module(f"{package}.play")
     codes = play.policy_codes([policy], players)
     play.play_chunk(rules, 1, 0, 10, codes)  # compile / load
     times, hands = [], []

@@ -82,9 +82,10 @@ class Dataset:
     def cluster(self) -> str:
         """The column grouping dependent samples: ``deal_id`` (the rounds of a deal in a
         duplicate run; otherwise one round each), ``round_id`` in older data, and
-        ``match_id`` for card matches (a match's hands and players together)."""
+        ``match_id`` for card matches (a match's hands and players together; the matches
+        of one deal together in a duplicate run)."""
         if self.unit_id != "round_id":
-            return self.unit_id
+            return "deal_id" if self.duplicate else self.unit_id
         return "deal_id" if "deal_id" in self.rounds.collect_schema().names() else "round_id"
 
 

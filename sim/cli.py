@@ -99,8 +99,9 @@ ClusterOpt = Annotated[str | None, typer.Option(
 PlayersOpt = Annotated[int | None, typer.Option("--players", help="2, 3 or 4 [default: the preset's].")]
 DuplicateOpt = Annotated[bool, typer.Option(
     "--duplicate", help="Play every deal once per seat rotation (its hands moved one seat each time, the bots "
-    "and the starter's extra tile unchanged): seat and bot comparisons without the deal's luck. Rounds carry "
-    "deal_id and rotation; --rounds and --chunk are rounded to whole deals.")]
+    "and the starter's extra tile unchanged; a card match: its every hand, the first dealer moved too): seat and "
+    "bot comparisons without the deal's luck. Rounds (matches) carry deal_id and rotation; --rounds (--matches) "
+    "and --chunk are rounded to whole deals.")]
 
 
 def _out_path(text: str) -> Path:
@@ -602,16 +603,19 @@ def tournament(
     preset_name: PresetOpt = DEFAULT_PRESET,
     players: PlayersOpt = None,
     policies: Annotated[str, typer.Option(
-        "--policies", help="The bots to compare, e.g. greedy,careful.")] = "",
-    rounds: Annotated[int, typer.Option(
-        "--rounds", "-n", help="Rounds per seating (whole deals: each deal once per seat rotation); the default "
-        "is about a minute of Rummikub on 2 cores.")] = 2_400,
+        "--policies", help="The bots to compare, e.g. greedy,careful,expert.")] = "",
+    rounds: Annotated[int | None, typer.Option(
+        "--rounds", "-n", help="Rounds per seating (whole deals: each deal once per seat rotation) [default: "
+        "2,400, about a minute of greedy and careful Rummikub on 2 cores].", show_default=False)] = None,
+    matches: Annotated[int | None, typer.Option(
+        "--matches", "-m", help="Card Rummy 101: matches per seating (whole deals: each match's hands once per "
+        "seat rotation) [default: 240].", show_default=False)] = None,
     seed: SeedOpt = 1,
     jobs: JobsOpt = None,
     settings: SetOpt = None,
     out: Annotated[Path | None, typer.Option(
         "--out", "-o", parser=_out_path, metavar="<path>", help="Directory of the rounds played.")] = None,
-    chunk: ChunkOpt = 10_000,
+    chunk: ChunkOpt = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the standings as one JSON object.")] = False,
     overwrite: OverwriteOpt = False,
     progress: ProgressOpt = True,
@@ -627,7 +631,9 @@ def tournament(
     names = tuple(p.strip() for p in policies.split(",") if p.strip())
     if out is None:
         raise SimError("--out DIR is required")
-    spec = t.spec(rules, names, rounds, seed, chunk)
+    family = runner.family_of(rules)
+    units = _units(family, rounds, matches, 2_400)
+    spec = t.spec(rules, names, units, seed, chunk or (1_000 if family.unit == "match" else 10_000))
     plan.check_run(spec, out, jobs, scheduler, cluster)
     runner.run(spec, out, jobs=jobs, progress=progress, overwrite=overwrite, scheduler=scheduler, cluster=cluster)
     s = t.standings(out)

@@ -85,9 +85,6 @@ class RunSpec:
         names = {v.rules.family for v in self.variants}
         if len(names) != 1:
             raise RulesError(f"a run plays one family; these variants mix {', '.join(sorted(names))}")
-        if self.duplicate and self.family.unit != "round":
-            raise SimError(f"--duplicate rotates one deal's hands over the seats; {self.family.title} "
-                           f"{self.family.units} deal many hands each and have no such deal")
         step = deal_step(self.variants, self.duplicate)
         if self.rounds % step or self.chunk % step:
             # A chunk (and so an --until-ci prefix) must hold whole deals: its rounds are one

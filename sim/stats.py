@@ -122,6 +122,18 @@ def clustered(values, clusters, share: bool = False) -> dict[str, float]:
     return {"estimate": est, "ci_low": lo, "ci_high": hi, "n": int(acc[1]), "clusters": int(acc[0])}
 
 
+def ratio_interval(y, m, share: bool = False) -> dict[str, float]:
+    """A pooled ratio sum(y) / sum(m) from per-cluster totals ``y`` and sizes ``m`` (aligned
+    arrays; a cluster of size 0 is left out) with its cluster-robust 95% interval
+    (:func:`cluster_interval`; a share when ``share``): ``{estimate, ci_low, ci_high, n,
+    clusters}``."""
+    y, m = np.asarray(y, dtype=float), np.asarray(m, dtype=float)
+    y, m = y[m > 0], m[m > 0]
+    acc = np.array([y.size, m.sum(), y.sum(), (y * y).sum(), (y * m).sum(), (m * m).sum()], dtype=float)
+    est, lo, hi = cluster_interval(acc, share)
+    return {"estimate": est, "ci_low": lo, "ci_high": hi, "n": float(acc[1]), "clusters": int(acc[0])}
+
+
 def ratio_difference(ya, ma, yb, mb) -> dict[str, float]:
     """The difference of two pooled means sum(ya)/sum(ma) - sum(yb)/sum(mb) measured on the
     same clusters (arrays of per-cluster totals and sizes, aligned), with its

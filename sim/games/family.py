@@ -345,6 +345,7 @@ class Param:
     low: float
     high: float
     what: str
+    integer: bool = False  # a count (turns, tiles): the tuner tries whole numbers
 
 
 def expert_tune(params: tuple[Param, ...], players: int, overrides: list[dict] | dict | None = None) -> np.ndarray:
@@ -609,6 +610,32 @@ class Family(ABC):
         """Lazy scans of a dataset's tables, joined with the facts analyses group by
         (:func:`sim.analysis.open_dataset`; the round families' is built in there)."""
         return self._module("analysis").dataset_tables(path, keys)
+
+    # What :meth:`seat_results` counts a seat's score per, and how people read the two.
+    score_unit: ClassVar[str] = "round"
+    score_label: ClassVar[str] = "mean score per round"
+
+    def seat_results(self, tables: dict[str, pl.LazyFrame | pl.DataFrame], keys: tuple[str, ...] = ()) -> pl.LazyFrame:
+        """One row per seat and unit of a run's ``tables`` (as written, or as
+        :meth:`chunk_tables` returns them; ``keys``: a sweep's partition columns), for
+        comparing bots (``sim tournament``, ``benchmarks/tune_expert.py``): ``deal_id``,
+        ``seat``, ``policy``, ``won`` (1.0 when the unit was won by that seat alone, or its
+        team), ``decided`` (1.0 when the unit has such a winner), ``score`` (what the seat
+        scored in the unit) and ``per`` (what the score is counted per: 1 a round; a family
+        whose unit holds several, such as a card match's hands, says how many). Rounds
+        here; a family overrides it."""
+        import polars as pl
+
+        on = ["round_id", *keys]
+        rounds = tables["rounds"].lazy()
+        deal = "deal_id" if "deal_id" in rounds.collect_schema().names() else "round_id"  # older data: no deals
+        rounds = rounds.select(*on, pl.col(deal).alias("deal_id"), "winner_seat")
+        players = tables["players"].lazy().select(*on, "seat", "policy", "score").join(rounds, on=on, how="left")
+        won = (pl.col("winner_seat") == pl.col("seat")).fill_null(False)
+        return players.select(
+            "deal_id", pl.col("seat").cast(pl.Int8), pl.col("policy").cast(pl.String),
+            won.cast(pl.Float64).alias("won"), pl.col("winner_seat").is_not_null().cast(pl.Float64).alias("decided"),
+            pl.col("score").cast(pl.Float64), pl.lit(1.0).alias("per"))
 
     def report_sections(self, rep, ds, prefer: dict) -> None:
         """Add the family's sections on dataset ``ds`` to the report ``rep``

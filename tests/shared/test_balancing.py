@@ -373,6 +373,32 @@ def test_tournament_standings_by_hand(rules, tmp_path):
     assert [r["rank"] for r in s["ranking"]] == [1, 2] and "separated" in s["ranking"][0]
 
 
+@pytest.mark.parametrize("rules", [RUMMY101.replace(players=2), sim.preset("rummy101-cards").replace(players=2)],
+                         ids=["rummy101", "rummy101-cards"])
+def test_a_tournament_in_memory_has_the_standings_of_the_one_written(rules, tmp_path):
+    """sim.tournament.play (what the tuner and the goals benchmark call) plays the same
+    deals and gives the same standings as ``sim tournament`` writing its dataset, whatever
+    its chunks; heads-up, the decided shares are the win shares over the units won."""
+    spec = tour.spec(rules, ("greedy", "careful"), 20, 5, 10)
+    runner.run(spec, tmp_path / "t", jobs=1, progress=False)
+    written = tour.standings(tmp_path / "t")
+    played = tour.play(rules, ("greedy", "careful"), 20, 5, jobs=1, chunk=6)
+    for key in ("deals", "units", "seatings", "unit"):
+        assert played[key] == written[key], key
+    for name in ("greedy", "careful"):
+        for key in ("mean_score", "win_share", "decided_share"):
+            assert played["policies"][name][key] == pytest.approx(written["policies"][name][key]), (name, key)
+    (mine,), (theirs,) = played["pairs"], written["pairs"]
+    assert (mine["a"], mine["b"]) == (theirs["a"], theirs["b"]) == ("greedy", "careful")
+    assert mine["mean_score"] == pytest.approx(theirs["mean_score"])
+    rows = tour.compare(pl.DataFrame({"deal_id": [0, 0, 1, 1], "seat": [0, 1, 0, 1], "policy": ["a", "b", "a", "b"],
+                                      "won": [1.0, 0.0, 0.0, 0.0], "decided": [1.0, 1.0, 0.0, 0.0],
+                                      "score": [3.0, -3.0, -1.0, -1.0], "per": [1.0] * 4}), ["a", "b"])
+    assert rows["policies"]["a"]["decided_share"]["estimate"] == 1.0
+    assert rows["policies"]["a"]["win_share"]["estimate"] == 0.5
+    assert rows["policies"]["a"]["mean_score"]["estimate"] == 1.0
+
+
 def test_cli_tournament_json(tmp_path):
     res = CliRunner().invoke(app, ["tournament", "--players", "3", "--policies", "greedy,careful", "--rounds", "6",
                                    "--out", str(tmp_path / "t"), "--json", "--no-progress", "--jobs", "1"])

@@ -153,16 +153,19 @@ def test_balance_answers_on_one_field(name, tmp_path):
 
 
 @pytest.mark.parametrize("name", FAMILY_NAMES)
-def test_a_tournament_ranks_the_bots_or_is_refused_in_one_line(name, tmp_path):
+def test_a_tournament_ranks_the_bots_on_duplicate_deals(name, tmp_path):
     f = family(name)
-    r = cli("tournament", "--preset", f.standard.name, "--players", 2, "--policies", ",".join(f.policies),
-            "--rounds", 8, "--jobs", 1, "--out", tmp_path / "t", "--json", "--no-progress")
-    if f.unit != "round":  # a card match deals many hands: no single deal to rotate (issue 27)
-        assert r.exit_code == 2 and r.output.count("error:") == 1, r.output
-        return
+    r = cli("tournament", "--preset", f.standard.name, "--players", 2, "--policies", ",".join(f.policies[:2]),
+            size_flag(f), 8, "--jobs", 1, "--out", tmp_path / "t", "--json", "--no-progress")
     assert r.exit_code == 0, r.output
     standings = json.loads(r.output.strip().splitlines()[-1])
-    assert set(standings["policies"]) == set(f.policies) and standings["pairs"]
+    assert set(standings["policies"]) == set(f.policies[:2]) and standings["pairs"]
+    # two seatings of 8 units, each deal played once per rotation: 4 deals
+    assert standings["units"] == 16 and standings["deals"] == 4
+    for v in standings["policies"].values():
+        assert 0 <= v["decided_share"]["estimate"] <= 1 and v["player_units"] == 16
+    # heads-up, the two policies' shares of the decided units add up to one
+    assert sum(v["decided_share"]["estimate"] for v in standings["policies"].values()) == pytest.approx(1)
 
 
 def test_the_report_has_each_family_s_sections(played, tmp_path):

@@ -69,6 +69,14 @@ class CardRummy(Family):
         Metric("mean_points", "mean_points", "mean points of a hand someone went out of", False),
     )
 
+    score_unit = "hand"
+    score_label = "points per hand"
+
+    def seat_results(self, tables, keys=()):
+        """A seat's results in each match: won when its seat (with partners, its team) won
+        the match; its points over the match's hands, counted per hand."""
+        return self.analysis().seat_results(tables, keys)
+
     def describe(self, rules) -> str:
         return f"{self.title}: matches to {rules.target}, {rules.decks} deck{'s' if rules.decks > 1 else ''}"
 

@@ -61,6 +61,29 @@ def dataset_tables(path: Path, keys: tuple[str, ...]) -> dict[str, pl.LazyFrame]
     return {"matches": matches, "hands": hands, "players": players}
 
 
+def seat_results(tables: dict[str, pl.LazyFrame | pl.DataFrame], keys: Sequence[str] = ()) -> pl.LazyFrame:
+    """One row per seat and match of a run's ``tables`` (:meth:`sim.games.family.Family.seat_results`):
+    ``deal_id`` (a duplicate run's rotations share it; otherwise the match), ``seat``,
+    ``policy``, ``won`` (the seat, or with partners its team, won the match: C-MATCH-1,
+    C-TEAM-1), ``decided`` (the match has a winner), ``score`` (the seat's points over the
+    match) and ``per`` (the match's hands, washes included)."""
+    on = ["match_id", *keys]
+    matches = tables["matches"].lazy()
+    names = matches.collect_schema().names()
+    deal = pl.col("deal_id") if "deal_id" in names else pl.col("match_id").alias("deal_id")
+    matches = matches.select(*on, deal, "winner_seat", "winner_team", *(["partners"] if "partners" not in on else []))
+    per_seat = (tables["players"].lazy().group_by(*on, "seat")
+                .agg(pl.col("policy").first().cast(pl.String), pl.col("score").sum().cast(pl.Float64),
+                     pl.len().cast(pl.Float64).alias("per")))
+    side = pl.when(pl.col("partners")).then(pl.col("seat") % 2 == pl.col("winner_team")).otherwise(
+        pl.col("seat") == pl.col("winner_seat"))
+    return (per_seat.join(matches, on=on, how="left")
+            .select("deal_id", pl.col("seat").cast(pl.Int8), "policy",
+                    side.fill_null(False).cast(pl.Float64).alias("won"),
+                    pl.coalesce("winner_seat", "winner_team").is_not_null().cast(pl.Float64).alias("decided"),
+                    "score", "per"))
+
+
 def _winner() -> pl.Expr:
     """The side that won a match: its seat, or with partners its team."""
     return pl.coalesce("winner_seat", "winner_team")

@@ -3,9 +3,11 @@
 A match is hands dealt until a player (with ``partners``, a team) reaches the target
 (C-MATCH-1). The first dealer of match ``m`` is seat ``m % players``, so that every seat
 deals first equally often; the deal moves one seat left every hand, washes included
-(C-SET-2, C-WASH-1). A hand: the shuffled deck (Philox, counter ``(block, m, hand, 0)``
-on :data:`sim.deal.STREAM_CARD_MATCHES`: the same cards for the same match and hand in
-every variant with the same decks) is dealt one card at a time from the dealer's left,
+(C-SET-2, C-WASH-1). With ``--duplicate`` the matches come in rotations of one deal: the
+same cards hand by hand, every seat moved one place each time (:func:`deal_of`). A hand:
+the shuffled deck (Philox, counter ``(block, m, hand, 0)`` on
+:data:`sim.deal.STREAM_CARD_MATCHES`, ``m`` the match's deal: the same cards for the same
+match and hand in every variant with the same decks) is dealt one card at a time from the dealer's left,
 10 cards each with two players and 7 with more (C-SET-1); the next card starts the
 discard pile, the rest is the stock, drawn from the front. Turns from the dealer's left
 (C-TURN-1): draw the stock's top or the discard's top, lay down melds and lay off onto any
@@ -65,7 +67,9 @@ from sim.games.cards.hand import (
 from sim.jit import I1, I2, I3, U1, boolean, copy_row, i64, kernel, record_of
 
 # The rules as integers (rp).
-RP_PLAYERS, RP_SIZE, RP_DECKS, RP_TARGET, RP_PARTNERS, RP_RUMMY, RP_RUMMY_LAYOFFS, RP_LEN = range(8)
+RP_PLAYERS, RP_SIZE, RP_DECKS, RP_TARGET, RP_PARTNERS, RP_RUMMY, RP_RUMMY_LAYOFFS, RP_DUPLICATE, RP_LEN = range(9)
+# RP_DUPLICATE is not a rule: the players with ``--duplicate`` (every match's hands played
+# once per seat rotation, see deal_of), else 0.
 POLICY_GREEDY, POLICY_CAREFUL = 0, 1
 FINISH_OUT, FINISH_RUMMY, FINISH_WASH = 0, 1, 2
 # One row per match (out_m).
@@ -121,6 +125,27 @@ def match_error(code: int, match_id: int, rules) -> Exception:
     if code == ERR_TURNS:
         return PlayError(f"a hand of match {match_id} went on for more than {MAX_TURNS:,} turns")
     return PlayError(f"match {match_id}: the engine stopped with error {code}")
+
+
+@kernel(i64, i64)
+def deal_of(match_id, duplicate):
+    """``(deal, rotation)`` of match ``match_id``: with ``duplicate`` (the players, ``sim run
+    --duplicate``) match ``i`` is rotation ``i % players`` of deal ``i // players``: every hand
+    of it is dealt the cards of the same hand of the deal's other rotations, and its first
+    dealer is moved ``rotation`` seats on, so that every seat holds every hand once and meets
+    the same cards as the others; otherwise every match is its own deal (jit-compiled)."""
+    if duplicate == 0:
+        return match_id, 0
+    return match_id // duplicate, match_id % duplicate
+
+
+@kernel(i64, i64, i64)
+def first_dealer(match_id, duplicate, players):
+    """The first dealer of match ``match_id`` (C-SET-2): seat ``match_id % players``, so that every
+    seat deals first equally often; a duplicate match's rotation moves it on (:func:`deal_of`)
+    (jit-compiled)."""
+    deal, rotation = deal_of(match_id, duplicate)
+    return (deal + rotation) % players
 
 
 @kernel(i64, i64, i64, I1, U1)
@@ -326,8 +351,8 @@ def _deal(setup, hs, match_id, hand, dealer):
     deck, hands, seats = hs.deck, hs.hands, hs.seats
     if hand < setup.fixed.shape[0]:
         copy_row(deck, setup.fixed[hand])
-    else:
-        shuffle_hand(setup.seed, match_id, hand, deck, np.zeros(4, dtype=np.uint64))
+    else:  # a duplicate match's rotations are dealt the cards of their deal
+        shuffle_hand(setup.seed, deal_of(match_id, setup.rp[RP_DUPLICATE])[0], hand, deck, np.zeros(4, dtype=np.uint64))
     hands[:, :] = 0
     for j in range(size * players):
         hands[(dealer + 1 + j) % players, deck[j]] += 1
@@ -497,7 +522,7 @@ def play_matches(seed, start, count, rp, policies, fixed, ev, ends, tracing, g, 
         first_row = cursor[0]
         first_event = g[G_NEVENTS]
         totals[:] = 0
-        dealer = m % players
+        dealer = first_dealer(m, rp[RP_DUPLICATE], players)
         out_m[i, M_FIRST_DEALER] = dealer
         washes = 0
         hand = 0

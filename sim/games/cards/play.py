@@ -14,8 +14,9 @@ from sim.jit import prepare
 from sim.rules import Rules
 
 
-def rules_params(rules: Rules) -> np.ndarray:
-    """The rules as the engine's integer array (``engine.RP_*``)."""
+def rules_params(rules: Rules, duplicate: bool = False) -> np.ndarray:
+    """The rules as the engine's integer array (``engine.RP_*``); ``duplicate``: every match
+    played once per seat rotation of its deal (``sim run --duplicate``, :func:`.engine.deal_of`)."""
     from sim.games.cards import engine as e
 
     if rules.family != "rummy101-cards":
@@ -28,6 +29,7 @@ def rules_params(rules: Rules) -> np.ndarray:
     rp[e.RP_PARTNERS] = rules.partners
     rp[e.RP_RUMMY] = rules.rummy_factor  # C-SCORE-2: going rummy doubles the hand
     rp[e.RP_RUMMY_LAYOFFS] = rules.rummy_layoffs  # C-SCORE-2: a one-turn out with lay-offs is rummy too
+    rp[e.RP_DUPLICATE] = rules.players if duplicate else 0
     return rp
 
 
@@ -68,11 +70,11 @@ _NO_FIXED = np.zeros((0, 52), dtype=np.int64)
 
 
 def _play(rules: Rules, seed: int, start: int, count: int, policies: np.ndarray, fixed: np.ndarray,
-          trace: tuple | None) -> tuple[ChunkResult, np.ndarray]:
+          trace: tuple | None, duplicate: bool = False) -> tuple[ChunkResult, np.ndarray]:
     """The chunk and the engine's counters (``G_*``: the trace's length)."""
     from sim.games.cards import engine as e
 
-    rp = rules_params(rules)
+    rp = rules_params(rules, duplicate)
     players = rules.players
     out_m = np.zeros((count, e.M_LEN), dtype=np.int64)
     rows = max(64, count * (4 + rules.target // 25))  # about twice the hands a chunk needs
@@ -94,32 +96,34 @@ def _play(rules: Rules, seed: int, start: int, count: int, policies: np.ndarray,
 
 
 def play_chunk(rules: Rules, seed: int, start: int, count: int, policies: np.ndarray,
-               progress: bool = False) -> ChunkResult:
+               progress: bool = False, duplicate: bool = False) -> ChunkResult:
     """Matches ``start .. start+count-1`` of ``seed`` (the same matches whatever the
-    chunking). ``progress``: show a progress bar if the engine must be compiled first."""
+    chunking). ``progress``: show a progress bar if the engine must be compiled first;
+    ``duplicate``: every match played once per seat rotation of its deal."""
     prepare(_workload(), progress)
-    return _play(rules, seed, start, count, policies, _NO_FIXED, None)[0]
+    return _play(rules, seed, start, count, policies, _NO_FIXED, None, duplicate)[0]
 
 
 def trace_match(rules: Rules, seed: int, match_id: int, policies: np.ndarray,
-                fixed: np.ndarray | None = None) -> TracedMatch:
-    """Play one match with the trace on: match ``match_id`` of ``seed``, its first hands
-    dealt from the card orders ``fixed`` (rows of ``52 * decks`` cards, for scenario
-    tests) while they last."""
+                fixed: np.ndarray | None = None, duplicate: bool = False) -> TracedMatch:
+    """Play one match with the trace on: match ``match_id`` of ``seed`` (of a duplicate run
+    with ``duplicate``), its first hands dealt from the card orders ``fixed`` (rows of
+    ``52 * decks`` cards, for scenario tests) while they last."""
     from sim.games.cards import engine as e
 
     prepare(_workload())
     fixed = _NO_FIXED if fixed is None else np.ascontiguousarray(fixed, dtype=np.int64).reshape(-1, 52 * rules.decks)
     ev = np.zeros((e.MAX_EVENTS, e.EV_FIELDS), dtype=np.int64)
     ends = np.zeros((e.MAX_TRACE_HANDS, rules.players, 52), dtype=np.int64)
-    res, g = _play(rules, seed, match_id, 1, policies, fixed, (ev, ends))
+    res, g = _play(rules, seed, match_id, 1, policies, fixed, (ev, ends), duplicate)
     n_hands = res.hands.shape[0]
     if res.matches[0, e.M_ERROR]:
         raise e.match_error(int(res.matches[0, e.M_ERROR]), match_id, rules)
     if n_hands > e.MAX_TRACE_HANDS or g[e.G_ERROR] == e.ERR_TRACE:
         raise PlayError(f"match {match_id} has {n_hands:,} hands: more than a trace holds ({e.MAX_TRACE_HANDS:,} "
                         f"hands, {e.MAX_EVENTS:,} actions); play it without --trace")
-    decks = np.stack([fixed[h] if h < fixed.shape[0] else e.hand_deck(seed, match_id, h, rules.decks)
+    deal = match_id // rules.players if duplicate else match_id  # engine.deal_of
+    decks = np.stack([fixed[h] if h < fixed.shape[0] else e.hand_deck(seed, deal, h, rules.decks)
                       for h in range(n_hands)])
     return TracedMatch(rules, res.matches[0], res.hands, res.players, decks, ev[:int(g[e.G_NEVENTS])].copy(),
                        ends[:n_hands].copy())

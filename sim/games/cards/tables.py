@@ -7,9 +7,8 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 
-from sim.errors import SimError
 from sim.games.cards import FINISHES, POLICIES
-from sim.games.family import rules_columns, seat_policies
+from sim.games.family import deal_columns, rules_columns, seat_policies
 from sim.rules import Rules
 from sim.store import nullable
 
@@ -19,8 +18,9 @@ POLICY = pl.Enum(list(POLICIES))
 VARIANT_FIELDS = ("players", "partners", "target", "decks", "hand_size", "rummy_factor", "rummy_layoffs")
 # The tables' declared schemas (README, "Datasets"; tests/shared/test_family_contract.py).
 SCHEMAS = {
-    "matches": {"match_id": pl.Int64, "players": pl.Int8, "partners": pl.Boolean, "target": pl.Int16,
-                "decks": pl.Int16, "hand_size": pl.Int16, "rummy_factor": pl.Int16, "rummy_layoffs": pl.Boolean,
+    "matches": {"match_id": pl.Int64, "deal_id": pl.Int64, "rotation": pl.Int8, "players": pl.Int8,
+                "partners": pl.Boolean, "target": pl.Int16, "decks": pl.Int16, "hand_size": pl.Int16,
+                "rummy_factor": pl.Int16, "rummy_layoffs": pl.Boolean,
                 "deal_size": pl.Int8, "policies": pl.String, "first_dealer": pl.Int8, "hands": pl.Int32,
                 "washes": pl.Int32, "winner_seat": pl.Int8, "winner_team": pl.Int8, "winner_total": pl.Int32,
                 "runner_up_total": pl.Int32},
@@ -36,14 +36,13 @@ def chunk_tables(rules: Rules, seed: int, start: int, count: int, policies: list
                  drop: tuple[str, ...] = (), duplicate: bool = False,
                  tune: np.ndarray | None = None) -> dict[str, pl.DataFrame]:
     """Play matches ``start .. start+count-1``; the ``matches``, ``hands`` and ``players``
-    tables. Columns named in ``drop`` (the hive partition's) are left to the path."""
+    tables. Columns named in ``drop`` (the hive partition's) are left to the path;
+    ``duplicate``: every match played once per seat rotation of its deal, the matches
+    carrying ``deal_id`` and ``rotation`` (:func:`sim.games.family.deal_columns`)."""
     from sim.games.cards import engine as e
     from sim.games.cards.play import play_chunk, policy_codes
 
-    if duplicate:
-        raise SimError("--duplicate rotates the hands of one deal over the seats: card matches deal many "
-                       "hands each and have no such deal; compare seats over plain matches")
-    res = play_chunk(rules, seed, start, count, policy_codes(policies, rules.players))
+    res = play_chunk(rules, seed, start, count, policy_codes(policies, rules.players), duplicate=duplicate)
     m, h, p = res.matches, res.hands, res.players
     if (m[:, e.M_ERROR] != 0).any():
         bad = int(np.flatnonzero(m[:, e.M_ERROR])[0])
@@ -53,6 +52,7 @@ def chunk_tables(rules: Rules, seed: int, start: int, count: int, policies: list
     winner = m[:, e.M_WINNER]
     matches = pl.DataFrame({
         "match_id": match_id,
+        **deal_columns(match_id, players, duplicate),
         **rules_columns(rules, VARIANT_FIELDS, count, narrow=("players",)),
         "deal_size": np.full(count, rules.deal_size(), dtype=np.int8),  # C-SET-1: hand_size 0 by players
         "policies": [",".join(policies)] * count,

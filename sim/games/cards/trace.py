@@ -98,15 +98,12 @@ def match_json(t, seed: int | None, match_id: int | None, policies: list[str]) -
 
 
 def trace_json(rules: Rules, seed: int, match_id: int, policies: list[str], duplicate: bool = False) -> dict:
-    """Match ``match_id`` of ``seed`` played and traced, as JSON."""
-    from sim.errors import SimError
+    """Match ``match_id`` of ``seed`` (of a duplicate run with ``duplicate``) played and traced, as JSON."""
     from sim.games.cards.play import policy_codes, trace_match
 
-    if duplicate:
-        raise SimError("--duplicate: card matches have no duplicate deals")
     codes = policy_codes(list(policies), rules.players)
     seats = [POLICIES[int(c)] for c in codes]
-    return match_json(trace_match(rules, seed, match_id, codes), seed, match_id, seats)
+    return match_json(trace_match(rules, seed, match_id, codes, duplicate=duplicate), seed, match_id, seats)
 
 
 def _sorted(held: Counter) -> str:
