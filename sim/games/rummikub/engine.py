@@ -32,7 +32,7 @@ from __future__ import annotations
 import numpy as np
 
 from sim.deal import deal_round, full_deck
-from sim.games.rummikub.expert import F1, expert_open, expert_play
+from sim.games.rummikub.expert import expert_open, expert_play
 from sim.games.rummikub.state import (
     G_CALLS_LEFT,
     G_DECK,
@@ -79,7 +79,7 @@ from sim.games.rummikub.tablesolver import OUT_ROWS, PRIMARY
 from sim.games.rummikub.tablesolver import SPACE as TABLE_SPACE
 from sim.games.rummikub.tableturn import FREED_LEN, WORK, best_play, row_tiles
 from sim.games.rummikub.view import seat_view
-from sim.jit import I1, I2, I3, U1, array, boolean, copy_row, copy_rows, i64, kernel, tuple_of
+from sim.jit import F2, I1, I2, I3, U1, boolean, copy_row, copy_rows, i64, kernel, tuple_of
 from sim.solver.arrays import SOLVER_ARRAYS, SOLVER_SPACE, best_melds
 from sim.solver.kernel import LEAF_LEN, new_space
 from sim.solver.layout import F_LEN, MELD_FIELDS
@@ -113,7 +113,6 @@ R_LEN = 7
 P_LEN = 10
 
 # The table play's work arrays are those of sim.games.rummikub.tableturn.WORK.
-F2 = array(F1.dtype, 2)  # the expert's tuning constants, a row per seat (sim.games.family.expert_tune)
 ROUND_SPACE = tuple_of(I2, I2, I2, I1, SOLVER_SPACE, I2, WORK, I1, U1)
 TRACE = tuple_of(I2, I3, I2)
 

@@ -85,18 +85,22 @@ class _Engine:
 
     def play(self, seed, start, count, policies, tune, deck, trace, tracing, out_r, out_p) -> None:
         from sim.games.rummikub import engine as e
-        from sim.games.rummikub import tablesolver as table
 
         done = 0
         while done < count:
             done += e.play_rounds(seed, start + done, count - done, self.rp, policies, tune, self.S, self.rs,
                                   self.ts, deck, trace, tracing, out_r[done:], out_p[done:])
             if done < count:  # a position needs a bigger memory: grow it, replay that round
-                if self.memo_bits >= table.MAX_MEMO_BITS:
-                    raise RuntimeError(f"round {start + done}: the table solver needs more memory than "
-                                       f"2**{table.MAX_MEMO_BITS} positions")
-                self.memo_bits = min(table.MAX_MEMO_BITS, self.memo_bits + 4)
-                self.ts = table.new_space(self.memo_bits)
+                self.grow(f"round {start + done}")
+
+    def grow(self, where: str = "a position") -> None:
+        """Give the table solver a memory 16 times bigger (a position needed more)."""
+        from sim.games.rummikub import tablesolver as table
+
+        if self.memo_bits >= table.MAX_MEMO_BITS:
+            raise RuntimeError(f"{where}: the table solver needs more memory than 2**{table.MAX_MEMO_BITS} positions")
+        self.memo_bits = min(table.MAX_MEMO_BITS, self.memo_bits + 4)
+        self.ts = table.new_space(self.memo_bits)
 
 
 _NO_DECK = np.zeros(0, dtype=np.int64)
@@ -235,7 +239,15 @@ class Round:
         from sim.games.rummikub import engine as e
 
         eng = self.engine
-        over = e.play_turns(self.deck, eng.rp, self.codes, self.tune, eng.S, eng.rs, eng.ts, self.trace, fresh, turns)
+        state = [a.copy() for a in (self.racks, self.table, self.ps, self.g)]
+        while True:
+            over = e.play_turns(self.deck, eng.rp, self.codes, self.tune, eng.S, eng.rs, eng.ts, self.trace, fresh,
+                                turns)
+            if int(self.g[e.G_ERROR]) != e.ERR_MEMO:
+                break
+            eng.grow()  # a position needs more memory: the same turns again from where they started
+            for a, saved in zip((self.racks, self.table, self.ps, self.g), state, strict=True):
+                a[...] = saved
         if int(self.g[e.G_ERROR]) != e.ERR_NONE:
             raise RuntimeError(f"the round stopped with engine error {int(self.g[e.G_ERROR])}")
         return bool(over)

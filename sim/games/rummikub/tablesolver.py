@@ -84,8 +84,8 @@ _PIN_SHIFT = 16  # record bit 16 + q: the meld's q-th tile was a pinned copy
 # optional, placed on the path, pinned), the kinds the pinned jokers stand for, each
 # depth's options, option count, next option, rack record, entry weight and key, the best
 # path and its records, the counters (memo entries, best path length, positions visited,
-# free jokers placed), then the remembered positions (key + bound) and the slots used, to
-# clear them.
+# free jokers placed, the search budget and whether it was spent), then the remembered
+# positions (key + bound) and the slots used, to clear them.
 SPACE = I1
 _F = 0
 _O = _F + KINDS + 1
@@ -101,7 +101,12 @@ _KEYS = _ENTRY_W + DEPTH
 _BEST_PATH = _KEYS + DEPTH * (KEY + 1)
 _BEST_TOOK = _BEST_PATH + DEPTH
 STATS = _BEST_TOOK + DEPTH  # the counters: [memo entries, best path length, positions visited, free jokers]
-_MEMO = STATS + 4
+# A caller may bound a solve's search (the expert bot, sim.games.rummikub.expert): at most
+# space[BUDGET] positions visited per solve (0, as new_space leaves it: no bound), the best
+# play found by then returned and space[OVER_BUDGET] set to 1 (the caller clears it).
+BUDGET = STATS + 4
+OVER_BUDGET = STATS + 5
+_MEMO = STATS + 6
 
 
 # The scratch of one solve by name, as the search reads it: the views of ``space`` above
@@ -846,8 +851,9 @@ def _search(sc, n_needy, rem, g3max, cyclic, best, placed_out):
     """The depth-first search of a solve set up by :func:`_begin` (``rem``: the weight of the
     rack left), a step at a time (``mode``): enter a position, try its next option, back up.
     Returns the best weight found (``best`` when nothing beats it), the best path in
-    ``sc.best_path`` (``sc.stats[1]`` steps, -1 for none), or -2 when the memo is too small
-    (jit-compiled)."""
+    ``sc.best_path`` (``sc.stats[1]`` steps, -1 for none), or -2 when the memo is too small;
+    the best found so far once ``sc.stats[4]`` positions are visited, if that is not 0
+    (:data:`BUDGET`) (jit-compiled)."""
     f, o, placed, pin, pin_kinds, key, runs, tiles, weights = (sc.f, sc.o, sc.placed, sc.pin, sc.pin_kinds, sc.key,
                                                                sc.runs, sc.tiles, sc.weights)
     options, n_opts, next_opt, took, entry_w, keys = sc.options, sc.n_opts, sc.next_opt, sc.took, sc.entry_w, sc.keys
@@ -862,6 +868,9 @@ def _search(sc, n_needy, rem, g3max, cyclic, best, placed_out):
     while True:
         if mode == _ENTER:
             stats[2] += 1
+            if stats[4] > 0 and stats[2] > stats[4]:
+                stats[5] = 1  # the caller's budget spent: the best found so far (see BUDGET)
+                break
             up_bound = 1  # if this position stops here: cut by the bound
             up_found = 0
             if w + rem <= best:
