@@ -30,11 +30,11 @@ POLICIES = ("greedy", "careful", "expert")  # engine.POLICY_GREEDY, POLICY_CAREF
 # The expert's tuning constants (sim.games.rummikub.expert reads them by name from its seat's
 # row of ``tune``, sim.games.family.expert_tune).
 EXPERT_PARAMS = (
-    Param("danger_tiles", 1, 0, 10, "an opponent with this many rack tiles or fewer is about to go out: play the "
+    Param("danger_tiles", 1, 0, 4, "an opponent with this many rack tiles or fewer is about to go out: play the "
           "most value, jokers included", integer=True),
-    Param("danger_loss", 100, 0, 100, "the same when the rack's value times the chance that an opponent goes out "
+    Param("danger_loss", 100, 5, 100, "the same when the rack's value times the chance that an opponent goes out "
           "before the next turn (from its rack size) reaches this many points"),
-    Param("danger_pool", 5, 0, 40, "the pool down to this many tiles: the same (K-END-2 is near)", integer=True),
+    Param("danger_pool", 5, 0, 20, "the pool down to this many tiles: the same (K-END-2 is near)", integer=True),
     Param("hold_value", 100, 0, 100, "outside danger, a play worth fewer points is held back (100: every play that "
           "does not go out)", integer=True),
     Param("hold_jokers", 1, 0, 1, "outside danger, rack jokers are kept back (1) or played (0)", integer=True),
