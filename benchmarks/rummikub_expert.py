@@ -3,7 +3,7 @@ rounds it wins and its mean score per round over the other's, with 95% intervals
 clustered by deal; and its speed.
 
     python benchmarks/rummikub_expert.py [--against careful] [--players 2] [--deals 500]
-        [--tune '{"hold_value": 20}'] [--base '{...}'] [--set wrap_runs=true] [--jobs 1] [--seed 1]
+        [--tune '{"danger_tiles": 2}'] [--base '{...}'] [--set wrap_runs=true] [--jobs 1] [--seed 1]
 
 Every deal is played once per seat rotation in every seating of the two bots (with two
 players: the expert in seat 0, then in seat 1; with more, the expert in one seat and the

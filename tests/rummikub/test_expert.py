@@ -5,6 +5,7 @@ opponent is about to go out, hold back otherwise, open lean), its constants reac
 kernels per seat, and the referee accepts its rounds."""
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -14,8 +15,10 @@ from sim.games.family import expert_tune
 from sim.games.rummikub import EXPERT_PARAMS, POLICIES
 from sim.games.rummikub import engine as e
 from sim.games.rummikub.play import Round
+from sim.games.rummikub.referee import referee
 from sim.games.rummikub.view import View
 from sim.tiles import JOKER, KINDS, parse_rack, tile_name
+from tests.rummikub.test_rounds import VARIANTS, traced
 
 RUMMIKUB = sim.preset("rummikub")
 
@@ -175,13 +178,68 @@ def test_K_OPEN_1_the_expert_opens_with_the_fewest_tiles_that_reach_the_bar():
 
 
 def test_the_expert_tune_rows_are_per_seat():
-    """Two experts with other constants meet: the seat's row decides (here: a seat that never
-    holds back plays what the holding seat keeps)."""
+    """Two experts with other constants meet: the seat's row decides (here: a seat that sees
+    danger in an opponent's ten tiles plays what the other seat holds back)."""
     position = {"racks": ["R1 R2 R3 B4 K9 Y12 R13", JUNK], "table": ["K5 K6 K7"], "opened": [True, True]}
-    holds, plays = _turn(position)[0], _turn(position, tune=[{"hold_value": 0}, {}])[0]
+    holds, plays = _turn(position)[0], _turn(position, tune=[{"danger_tiles": 10}, {}])[0]
     assert holds == e.EV_DRAW and plays == e.EV_PLAY
 
 
 def test_expert_is_the_third_policy():
     assert POLICIES.index("expert") == e.POLICY_EXPERT == 2
     assert sim.games.family_of(RUMMIKUB).expert_params == EXPERT_PARAMS
+
+
+# --- the referee over expert rounds ---------------------------------------------------------
+
+EXPERT_ROUNDS = 40  # per variant, player count and seat mix: 8 x 3 x 2 x 40 + 2 x 3 x 2 x 2 = 1,944 rounds
+EXPERT_WRAP_ROUNDS = 2  # wrap-around runs: the slowest rounds there are
+
+
+@pytest.mark.parametrize("variant", list(VARIANTS))
+@pytest.mark.slow
+def test_referee_accepts_every_expert_round_of_every_house_rule(variant):
+    """K-SET-1 .. K-END-2 and K-VAR with the expert in every seat and beside the other bots,
+    2-4 players: every turn legal, every score right (the referee replays the JSON)."""
+    outs = 0
+    for players in (2, 3, 4):
+        rules = RUMMIKUB.replace(players=players, **VARIANTS[variant])
+        for mix in (["expert"], ["expert", "careful", "greedy", "expert"][:players]):
+            for round_id in range(EXPERT_WRAP_ROUNDS if rules.wrap_runs else EXPERT_ROUNDS):
+                _, trace = traced(rules, 2027, round_id, mix)
+                problems = referee(trace)
+                assert problems == [], (variant, players, mix, round_id, problems)
+                outs += trace["result"]["finish"] == "out"
+    assert outs > 0
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_K_END_1_the_expert_never_draws_when_it_could_go_out(players):
+    """After opening, each time the expert draws or passes, ``sim.table_play`` cannot place
+    its whole rack on that table (the expert's go-out search misses nothing)."""
+    from collections import Counter
+
+    rules = RUMMIKUB.replace(players=players)
+    checked = 0
+    for round_id in range(4):
+        _, trace = traced(rules, 8, round_id, ["expert"])
+        racks = [Counter(r) for r in trace["deal"]["racks"]]
+        table: list[str] = []
+        opened = set()
+        for ev in trace["events"]:
+            p, action = ev["seat"], ev["action"]
+            if action in ("draw", "pass") and p in opened:
+                rack = racks[p]
+                best = sim.table_play(" ".join(rack.elements()), table, rules)
+                assert best.tiles < sum(rack.values()), (round_id, ev)
+                checked += 1
+            if action == "draw":
+                racks[p][ev["tile"]] += 1
+            elif action == "open":
+                opened.add(p)
+                racks[p] -= Counter("J" if t.startswith("J(") else t for m in ev["melds"] for t in m)
+                table += [" ".join(m) for m in ev["melds"]]
+            elif action == "play":
+                racks[p] -= Counter(ev["placed"])
+                table = [" ".join(m) for m in ev["table"]]
+    assert checked > 50

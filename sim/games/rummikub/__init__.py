@@ -8,8 +8,10 @@ The modules, from the rules to the data:
   bound, freed or locked as the rules say (K-JOKER-1/2), and :mod:`.tablecall` its entry
   from Python; :mod:`.tableplay` is its Python face (:func:`sim.table_play`, ``sim solve
   --table``);
-- :mod:`.engine`: the round engine and its two bots (numba); :mod:`.play` its Python face
-  (rules and policies as arrays, chunks, traced rounds);
+- :mod:`.state`: the layout of a round's integer arrays; :mod:`.engine`: the round engine
+  and its two simple bots (numba); :mod:`.view`: what one seat may know, and :mod:`.expert`
+  the ``expert`` bot deciding from it alone; :mod:`.play` the engine's Python face (rules
+  and policies as arrays, chunks, traced rounds, rounds turn by turn);
 - :mod:`.tables`: chunks of rounds as the ``rounds`` and ``players`` tables;
 - :mod:`.summary`: a run's summary and its ``--until-ci`` metrics;
 - :mod:`.trace`: a traced round for people and as JSON for machines;
@@ -35,11 +37,6 @@ EXPERT_PARAMS = (
     Param("danger_loss", 100, 5, 100, "the same when the rack's value times the chance that an opponent goes out "
           "before the next turn (from its rack size) reaches this many points"),
     Param("danger_pool", 5, 0, 20, "the pool down to this many tiles: the same (K-END-2 is near)", integer=True),
-    Param("hold_value", 100, 0, 100, "outside danger, a play worth fewer points is held back (100: every play that "
-          "does not go out)", integer=True),
-    Param("hold_jokers", 1, 0, 1, "outside danger, rack jokers are kept back (1) or played (0)", integer=True),
-    Param("play_tiles", 0, 0, 1, "outside danger, the play placing the most tiles (1) or the most value (0)",
-          integer=True),
     Param("open_lean", 1, 0, 1, "open with the fewest tiles that reach the bar (1) or every meld (0)", integer=True),
     Param("open_jokers", 0, 0, 1, "open with rack jokers (1), or without them when the rest reach the bar (0)",
           integer=True),

@@ -20,11 +20,13 @@ Everything here is jit-compiled and works on integer arrays:
   and the table after each play in ``ev_rows`` and the rack tiles placed in
   ``ev_placed``; filled only when tracing.
 
-The bots (``POLICY_*``) are two choices inside a turn, so they live here too: ``greedy``
+The bots (``POLICY_*``) are choices inside a turn. The two simple ones live here: ``greedy``
 opens at the first turn it can with its most valuable melds and then places the most
 value the table solver finds; ``careful`` opens without its jokers when it can, and after
 opening holds its jokers and plays worth less than :data:`SMALL_PLAY` points back, unless
-the play empties its rack or the pool is down to :data:`LOW_POOL` tiles.
+the play empties its rack or the pool is down to :data:`LOW_POOL` tiles. ``expert``
+(:mod:`.expert`) decides from its seat's view (:mod:`.view`), which the engine fills for
+it, and its tuning constants, a row per seat of ``tune``.
 """
 
 from __future__ import annotations

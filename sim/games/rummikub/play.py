@@ -144,6 +144,9 @@ def play_chunk(rules: Rules, seed: int, start: int, count: int, policies: np.nda
     return ChunkResult(out_r, out_p)
 
 
+_TRACING: list[_Engine] = []  # the engine of the last traced round's rules: its scratch serves the next
+
+
 def trace_round(rules: Rules, seed: int, round_id: int, policies: np.ndarray,
                 deck: np.ndarray | None = None, duplicate: bool = False,
                 tune: np.ndarray | None = None) -> TracedRound:
@@ -163,7 +166,9 @@ def trace_round(rules: Rules, seed: int, round_id: int, policies: np.ndarray,
              np.zeros((e.MAX_EVENTS, COUNTS_LEN), dtype=np.int64))
     out_r = np.zeros((1, e.R_LEN), dtype=np.int64)
     out_p = np.zeros((1, rules.players, e.P_LEN), dtype=np.int64)
-    engine = _Engine(rules)
+    if not _TRACING or _TRACING[0].rules != rules:  # one engine for the traced rounds of the same rules
+        _TRACING[:] = [_Engine(rules)]
+    engine = _TRACING[0]
     engine.play(seed, round_id, 1, policies, expert_tune(rules, tune), deck, trace, True, out_r, out_p)
     racks, _, ps, g, *_ = engine.rs
     n = int(g[e.G_NEVENTS])
