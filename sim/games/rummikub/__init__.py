@@ -30,13 +30,17 @@ from sim.precision import Metric
 
 POLICIES = ("greedy", "careful", "expert")  # engine.POLICY_GREEDY, POLICY_CAREFUL, POLICY_EXPERT
 # The expert's tuning constants (sim.games.rummikub.expert reads them by name from its seat's
-# row of ``tune``, sim.games.family.expert_tune).
+# row of ``tune``, sim.games.family.expert_tune). The defaults are the best of
+#   python benchmarks/tune_expert.py --preset rummikub --players 4 --objective score --trials 30 --deals 60
+#       --validate 300 --jobs 2
+# (trial 14 of 30; on 300 fresh deals +29.8 points a round over greedy and careful, the
+# earlier defaults +27.5; README, "Rummikub rounds").
 EXPERT_PARAMS = (
     Param("danger_tiles", 1, 0, 4, "an opponent with this many rack tiles or fewer is about to go out: play the "
           "most value, jokers included", integer=True),
-    Param("danger_loss", 100, 5, 100, "the same when the rack's value times the chance that an opponent goes out "
+    Param("danger_loss", 88.72, 5, 100, "the same when the rack's value times the chance that an opponent goes out "
           "before the next turn (from its rack size) reaches this many points"),
-    Param("danger_pool", 5, 0, 20, "the pool down to this many tiles: the same (K-END-2 is near)", integer=True),
+    Param("danger_pool", 0, 0, 20, "the pool down to this many tiles: the same (K-END-2 is near)", integer=True),
     Param("open_lean", 1, 0, 1, "open with the fewest tiles that reach the bar (1) or every meld (0)", integer=True),
     Param("open_jokers", 0, 0, 1, "open with rack jokers (1), or without them when the rest reach the bar (0)",
           integer=True),
