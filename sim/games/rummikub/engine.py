@@ -34,7 +34,7 @@ from __future__ import annotations
 import numpy as np
 
 from sim.deal import deal_round, full_deck
-from sim.games.rummikub.expert import expert_open, expert_play
+from sim.games.rummikub.expert import expert_open, expert_play, keeps_jokers_to_open, opening_melds
 from sim.games.rummikub.state import (
     G_CALLS_LEFT,
     G_DECK,
@@ -82,7 +82,7 @@ from sim.games.rummikub.tablesolver import SPACE as TABLE_SPACE
 from sim.games.rummikub.tableturn import FREED_LEN, WORK, best_play, row_tiles
 from sim.games.rummikub.view import seat_view
 from sim.jit import F2, I1, I2, I3, U1, boolean, copy_row, copy_rows, i64, kernel, tuple_of
-from sim.solver.arrays import SOLVER_ARRAYS, SOLVER_SPACE, best_melds
+from sim.solver.arrays import SOLVER_ARRAYS, SOLVER_SPACE
 from sim.solver.kernel import LEAF_LEN, new_space
 from sim.solver.layout import F_LEN, MELD_FIELDS
 from sim.solver.runs import new_run_space
@@ -164,19 +164,15 @@ def try_open(p, racks, table, ps, g, rp, tune, S, space, rows, trace):
     rack = racks[p]
     bar = bar_in_force(p, ps, rp)
     cyclic = rp[RP_WRAP] == 1
-    value, n = 0, 0
-    if ps[p, PS_POLICY] == POLICY_EXPERT:
-        value, n = expert_open(seat_view(p, racks, table, ps, g, rp), rp, tune[p], S, space, rows)
-    else:
-        if ps[p, PS_POLICY] == POLICY_CAREFUL and rack[JOKER] > 0:
-            saved = rack[JOKER]
-            rack[JOKER] = 0
-            value, n = best_melds(rack, cyclic, S, space, rows)
-            rack[JOKER] = saved
-        if n == 0 or value < bar:
-            value, n = best_melds(rack, cyclic, S, space, rows)
+    # What the seat knows: the expert decides from it alone, the others need only their rack.
+    v = seat_view(p, racks, table, ps, g, rp)
+    expert = ps[p, PS_POLICY] == POLICY_EXPERT
+    keep = keeps_jokers_to_open(tune[p]) if expert else ps[p, PS_POLICY] == POLICY_CAREFUL
+    value, n = opening_melds(v.rack, bar, keep, cyclic, S, space, rows)
     if n == 0 or value < bar:
         return False
+    if expert:
+        value, n = expert_open(v, rp, tune[p], rows, value, n)
     before = rack_tiles(rack)
     for i in range(n):
         row_tiles(rows[i], rack, -1)
@@ -391,23 +387,6 @@ def play_until(deck, rp, tune, S, rs, ts, trace, stop):
     return False
 
 
-@kernel(inline=True)
-def play_round(deck, rp, policies, tune, S, rs, ts, trace):
-    """Play one round from the tile order ``deck``; results stay in ``rs``."""
-    deal(deck, rp, policies, rs)
-    play_until(deck, rp, tune, S, rs, ts, trace, MAX_TURNS + 1)
-
-
-@kernel(I1, I1, I1, F2, SOLVER_ARRAYS, ROUND_SPACE, TABLE_SPACE, TRACE, boolean, i64, entry=True)
-def play_turns(deck, rp, policies, tune, S, rs, ts, trace, fresh, turns):
-    """A round turn by turn (positions for tests): deal one from ``deck`` (``fresh``) or go
-    on with the one in ``rs``, and play ``turns`` more turns, all seats together; True when
-    the round is over (scored). Tracing as ``rs``'s counters say."""
-    if fresh:
-        deal(deck, rp, policies, rs)
-    return play_until(deck, rp, tune, S, rs, ts, trace, rs[3][G_TURNS] + turns)
-
-
 @kernel(i64, i64, i64, entry=True)
 def new_round_space(n_states, players, set_jokers):
     """Everything one round needs but the table solver's scratch, allocated once per chunk."""
@@ -429,16 +408,20 @@ def new_round_space(n_states, players, set_jokers):
     )
 
 
-@kernel(i64, i64, i64, I1, I1, F2, SOLVER_ARRAYS, ROUND_SPACE, TABLE_SPACE, I1, TRACE, boolean, I2, I3,
-        entry=True)
+@kernel(i64, i64, i64, I1, I1, F2, SOLVER_ARRAYS, ROUND_SPACE, TABLE_SPACE, I1, TRACE, boolean, I2, I3, boolean,
+        i64, entry=True)
 def play_rounds(seed, start, count, rp, policies, tune, S, rs, ts, deck_in, trace, tracing, out_rounds,
-                out_players):
+                out_players, fresh, stop):
     """Play rounds ``start .. start+count-1`` of ``seed`` into the output arrays (``R_*``
     per round, ``P_*`` per player) in the scratch ``rs`` of :func:`new_round_space` and
     ``ts`` of :func:`sim.games.rummikub.tablesolver.new_space`. A non-empty ``deck_in`` replaces
     the shuffled tiles (scenario rounds); ``tracing`` fills ``trace``. Returns the rounds
     played: fewer than ``count`` when round ``start`` + that number needs a table solver
-    with more memory (``ERR_MEMO``; the caller grows ``ts`` and goes on from there)."""
+    with more memory (``ERR_MEMO``; the caller grows ``ts`` and goes on from there).
+    Rounds turn by turn (positions for tests, :class:`sim.games.rummikub.play.Round`):
+    ``fresh`` False goes on with the round in ``rs`` instead of dealing one, and ``stop``
+    (-1: none) ends the play when the round has had that many turns, all seats together,
+    the round's state left in ``rs`` (0 rounds played, unless it is over)."""
     players = rp[RP_PLAYERS]
     _, table, ps, g, _, _, _, deck_buffer, bits = rs
     for i in range(count):
@@ -447,8 +430,10 @@ def play_rounds(seed, start, count, rp, policies, tune, S, rs, ts, deck_in, trac
             deal_round(seed, start + i, deck_buffer, bits, rp[RP_DUPLICATE], rp[RP_RACK], 0)
             deck = deck_buffer
         g[G_TRACE] = 1 if tracing else 0
-        play_round(deck, rp, policies, tune, S, rs, ts, trace)
-        if g[G_ERROR] == ERR_MEMO:
+        if fresh:
+            deal(deck, rp, policies, rs)
+        over = play_until(deck, rp, tune, S, rs, ts, trace, stop if stop >= 0 else MAX_TURNS + 1)
+        if g[G_ERROR] == ERR_MEMO or not over:
             return i
         out_rounds[i, R_FINISH] = g[G_FINISH]
         out_rounds[i, R_WINNER] = g[G_WINNER]

@@ -38,11 +38,11 @@ import numpy as np
 
 from sim.games.rummikub import EXPERT_PARAMS
 from sim.games.rummikub.state import RP_BOUND, RP_G3MAX, RP_JOKER_PENALTY, RP_LOCKED, RP_WRAP, rack_value
-from sim.games.rummikub.tablesolver import BUDGET, OVER_BUDGET, SPACE
-from sim.games.rummikub.tableturn import WORK, best_play, tile_weight
+from sim.games.rummikub.tablesolver import BUDGET, OVER_BUDGET
+from sim.games.rummikub.tableturn import best_play, tile_weight
 from sim.games.rummikub.view import NOTHING, VIEW
-from sim.jit import F1, I1, I2, kernel
-from sim.solver.arrays import SOLVER_ARRAYS, SOLVER_SPACE, best_melds
+from sim.jit import F1, I1, I2, i64, kernel
+from sim.solver.arrays import best_melds
 from sim.solver.layout import F_FIRST, F_KEY, F_KIND, F_LEN, SET
 from sim.tiles import COUNTS_LEN, JOKER, NUMBERS
 
@@ -110,31 +110,43 @@ def meld_value(row):
     return v
 
 
-@kernel(VIEW, I1, F1, SOLVER_ARRAYS, SOLVER_SPACE, I2)
-def expert_open(v, rp, tune, S, space, rows):
-    """The expert's opening (K-OPEN-1/2): ``(value, melds)`` in ``rows``, 0 melds to draw
-    instead (jit-compiled)."""
-    rack = v.rack
-    cyclic = rp[RP_WRAP] == 1
+@kernel(inline=True)
+def opening_melds(rack, bar, keep_jokers, cyclic, S, space, rows):
+    """The most valuable melds of ``rack`` (K-OPEN-1/2): ``(value, melds)`` in ``rows``;
+    with ``keep_jokers`` the most valuable without the rack's jokers if those reach ``bar``
+    (every bot opens through this one call: ``careful`` keeping its jokers, ``expert`` as
+    :func:`keeps_jokers_to_open` says)."""
     value, n = 0, 0
-    if tune[X_OPEN_JOKERS] < 0.5 and rack[JOKER] > 0:
+    if keep_jokers and rack[JOKER] > 0:
         saved = rack[JOKER]
         rack[JOKER] = 0
         value, n = best_melds(rack, cyclic, S, space, rows)
         rack[JOKER] = saved
-    if n == 0 or value < v.bar:
+    if n == 0 or value < bar:
         value, n = best_melds(rack, cyclic, S, space, rows)
-    if n == 0 or value < v.bar:
-        return 0, 0
+    return value, n
+
+
+@kernel(inline=True)
+def keeps_jokers_to_open(tune):
+    """The expert opens without its jokers when the other tiles reach the bar (``open_jokers`` 0)."""
+    return tune[X_OPEN_JOKERS] < 0.5
+
+
+@kernel(VIEW, I1, F1, I2, i64, i64)
+def expert_open(v, rp, tune, rows, value, n):
+    """The expert's opening (K-OPEN-1/2) from the melds :func:`opening_melds` found in
+    ``rows`` (``n`` of them, ``value`` points): ``(value, melds)``, the melds it lays moved
+    to the first rows. With ``open_lean`` the fewest tiles that reach the bar, the most
+    value among those, unless it is in danger or the melds empty the rack (jit-compiled)."""
     tiles = 0
     for i in range(n):
         tiles += rows[i, F_LEN]
     left = -tiles
     for k in range(COUNTS_LEN):
-        left += rack[k]
+        left += v.rack[k]
     if tune[X_OPEN_LEAN] < 0.5 or left == 0 or n > MAX_LEAN_ROWS or in_danger(v, rp, tune):
         return value, n
-    # The fewest tiles that reach the bar, the most value among those.
     best_mask, best_tiles, best_value = (1 << n) - 1, tiles, value
     for mask in range(1, 1 << n):
         t, s = 0, 0
@@ -153,9 +165,9 @@ def expert_open(v, rp, tune, S, space, rows):
     return best_value, m
 
 
-@kernel(VIEW, I1, F1, SPACE, WORK)
+@kernel(inline=True)
 def _decide(v, rp, tune, ts, work):
-    """:func:`expert_play` within the search budget (jit-compiled)."""
+    """:func:`expert_play` within the search budget."""
     if v.must == NOTHING:
         return np.int64(0), 0, True
     rack, table, ntable, must = v.rack, v.table, v.ntable, v.must
@@ -172,12 +184,12 @@ def _decide(v, rp, tune, ts, work):
     return np.int64(0), 0, False  # K-PLAY-1: hold everything back, draw
 
 
-@kernel(VIEW, I1, F1, SPACE, WORK)
+@kernel(inline=True)
 def expert_play(v, rp, tune, ts, work):
     """The expert's table play after opening (K-PLAY-1): ``(weight, rows, nothing)`` as
     :func:`.tableturn.best_play` gives them (weight 0: draw), ``nothing`` True when it
     knows no play exists. Each solve visits at most :data:`SOLVE_BUDGET` positions (a
-    play not found by then is not made) (jit-compiled)."""
+    play not found by then is not made). Inlined into the engine's one caller."""
     ts[BUDGET] = SOLVE_BUDGET
     ts[OVER_BUDGET] = 0
     w, n, nothing = _decide(v, rp, tune, ts, work)

@@ -89,7 +89,7 @@ class _Engine:
         done = 0
         while done < count:
             done += e.play_rounds(seed, start + done, count - done, self.rp, policies, tune, self.S, self.rs,
-                                  self.ts, deck, trace, tracing, out_r[done:], out_p[done:])
+                                  self.ts, deck, trace, tracing, out_r[done:], out_p[done:], True, -1)
             if done < count:  # a position needs a bigger memory: grow it, replay that round
                 self.grow(f"round {start + done}")
 
@@ -245,9 +245,12 @@ class Round:
 
         eng = self.engine
         state = [a.copy() for a in (self.racks, self.table, self.ps, self.g)]
+        out_r = np.zeros((1, e.R_LEN), dtype=np.int64)
+        out_p = np.zeros((1, self.rules.players, e.P_LEN), dtype=np.int64)
+        stop = (0 if fresh else int(self.g[e.G_TURNS])) + turns
         while True:
-            over = e.play_turns(self.deck, eng.rp, self.codes, self.tune, eng.S, eng.rs, eng.ts, self.trace, fresh,
-                                turns)
+            over = e.play_rounds(0, 0, 1, eng.rp, self.codes, self.tune, eng.S, eng.rs, eng.ts, self.deck,
+                                 self.trace, True, out_r, out_p, fresh, stop)
             if int(self.g[e.G_ERROR]) != e.ERR_MEMO:
                 break
             eng.grow()  # a position needs more memory: the same turns again from where they started
