@@ -166,11 +166,17 @@ def test_K_PLAY_1_the_expert_plays_rather_than_draws_when_an_opponent_is_down_to
     assert kind == e.EV_DRAW
 
 
-def test_K_END_2_the_expert_plays_when_the_pool_runs_dry():
+def test_K_END_2_with_the_pool_dry_the_expert_places_what_it_can_but_heads_up_it_holds():
+    """The pool is empty: with three players the expert places the most value it can (its
+    rack is what it pays, K-END-1/2); heads-up it passes, since what it places would let
+    the other player go out (expert.POOL_DANGER_PLAYERS)."""
     rack = "R1 R2 R3 B4 K9 Y12 R13"
-    kind, _, placed, _ = _turn({"racks": [rack, JUNK], "table": ["K5 K6 K7"], "opened": [True, True],
-                                "pool": ""})
+    other = "B1 K3 Y5 R7 B9 K11 Y13 R12 B2 K4"
+    kind, _, placed, _ = _turn({"racks": [rack, JUNK, other], "table": ["K5 K6 K7"], "opened": [True] * 3,
+                                "pool": ""}, players=3)
     assert kind == e.EV_PLAY and _placed(placed) == "R1 R2 R3"
+    kind, _, _, _ = _turn({"racks": [rack, JUNK], "table": ["K5 K6 K7"], "opened": [True, True], "pool": ""})
+    assert kind == e.EV_PASS
 
 
 def test_K_OPEN_1_the_expert_opens_with_the_fewest_tiles_that_reach_the_bar():
