@@ -56,7 +56,7 @@ from sim.games.rummikub.state import (
 )
 from sim.games.rummikub.tableturn import row_tiles
 from sim.jit import I1, I2, copy_row, i64, kernel, record_of
-from sim.tiles import COUNTS_LEN, JOKER, KINDS
+from sim.tiles import COUNTS_LEN, JOKER
 
 NOTHING = -2  # View.must: no play can exist this turn
 
@@ -100,11 +100,3 @@ def seat_view(p, racks, table, ps, g, rp):
     return View(p, players, ps[p, PS_TURNS], bar_in_force(p, ps, rp), g[G_DECK] - g[G_POOL], g[G_CALLS_LEFT],
                 g[G_PASSES], must, ntable, rack, seen_table, rack_sizes, open_turns, open_values, draws, unseen)
 
-
-@kernel(inline=True)
-def unseen_tiles(v):
-    """How many tiles the seat has not seen (the other racks and the pool)."""
-    n = 0
-    for k in range(KINDS + 1):
-        n += v.unseen[k]
-    return n
