@@ -53,6 +53,7 @@ from sim.games.rummy101.core import (
     G_LAST_DISCARD,
     G_LAST_DISCARDER,
     G_LEN,
+    G_NEVENTS,
     G_NTABLE,
     G_OPENERS,
     G_STOCK,
@@ -374,8 +375,10 @@ def new_round_space(n_states, players, set_jokers, tune):
 
 
 @kernel(inline=True)
-def play_round(deck, rp, policies, S, rs, events, trace):
-    """Play one round from the tile order ``deck`` (jit-compiled); results stay in ``rs``."""
+def play_round(deck, rp, policies, S, rs, events, trace, stop):
+    """Play one round from the tile order ``deck`` (jit-compiled); results stay in ``rs``.
+    ``stop`` >= 0: stop before the round's turn ``stop + 1`` (after ``stop`` turns), unscored.
+    Returns ``(seat to move, whether it is the round's first turn, whether it is over)``."""
     racks, table, ps, g, space, rows, scratch, _, _, tune, seen = rs
     players = rp[RP_PLAYERS]
     racks[:, :] = 0
@@ -399,6 +402,8 @@ def play_round(deck, rp, policies, S, rs, events, trace):
     p = 0
     first = True
     while True:
+        if g[G_TURNS] == stop:
+            return p, first, False
         if play_turn(p, first, deck, racks, table, ps, g, rp, events, S, space, rows, scratch, tune, seen):
             break
         first = False
@@ -407,6 +412,7 @@ def play_round(deck, rp, policies, S, rs, events, trace):
             break
         p = (p + 1) % players
     score_round(racks, ps, g, rp, events)
+    return p, first, True
 
 
 @kernel(i64, i64, i64, I1, I1, SOLVER_ARRAYS, ROUND_SPACE, I1, I2, boolean, I2, I3, entry=True)
@@ -423,7 +429,7 @@ def play_rounds(seed, start, count, rp, policies, S, rs, deck_in, events, trace,
         if deck_in.shape[0] == 0:
             deal_round(seed, start + i, deck_buffer, bits, rp[RP_DUPLICATE], rp[RP_RACK], rp[RP_STARTER_EXTRA])
             deck = deck_buffer
-        play_round(deck, rp, policies, S, rs, events, trace)
+        play_round(deck, rp, policies, S, rs, events, trace, -1)
         out_rounds[i, R_FINISH] = g[G_FINISH]
         out_rounds[i, R_WINNER] = g[G_WINNER]
         out_rounds[i, R_TURNS] = g[G_TURNS]
@@ -441,3 +447,25 @@ def play_rounds(seed, start, count, rp, policies, S, rs, deck_in, events, trace,
             out_players[i, p, P_OPEN_ORDER] = ps[p, PS_OPEN_ORDER]
             out_players[i, p, P_BUTTON_TURN] = ps[p, PS_BUTTON_TURN]
             out_players[i, p, P_TURNS] = ps[p, PS_TURNS]
+
+
+# --- a round stopped at a decision, for the information-set test of the bots -------------------
+
+
+@kernel(I1, I1, I1, SOLVER_ARRAYS, ROUND_SPACE, I2, i64, entry=True)
+def play_until(deck, rp, policies, S, rs, events, stop):
+    """Deal ``deck`` and play the round's first ``stop`` turns in ``rs`` (untraced), leaving
+    its full state there: ``(seat to move, whether it is the first turn, whether the round
+    ended before)`` (jit-compiled)."""
+    return play_round(deck, rp, policies, S, rs, events, False, stop)
+
+
+@kernel(i64, boolean, I1, I1, SOLVER_ARRAYS, ROUND_SPACE, I2, entry=True)
+def play_next_turn(p, first, deck, rp, S, rs, events):
+    """Play seat ``p``'s turn from the state in ``rs`` with the trace on, its actions alone
+    in ``events``; returns their number (jit-compiled)."""
+    racks, table, ps, g, space, rows, scratch, _, _, tune, seen = rs
+    g[G_TRACE] = 1
+    g[G_NEVENTS] = 0
+    play_turn(p, first, deck, racks, table, ps, g, rp, events, S, space, rows, scratch, tune, seen)
+    return g[G_NEVENTS]

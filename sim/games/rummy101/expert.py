@@ -227,10 +227,8 @@ def expert_discard(v, rp, tune, S, space):
     for k in range(KINDS):
         if rack[k] == 0:
             continue
-        if rack[k] >= 2:  # throwing one copy keeps the other's melds: only the pair is lost
-            key = tune[X_TWIN] if pairs_matter else 0.0
-        else:
-            key = tile_worth(v, k, opened, tune)
+        # throwing one of two copies keeps the other's melds: only the pair is lost
+        key = (tune[X_TWIN] if pairs_matter else 0.0) if rack[k] >= 2 else tile_worth(v, k, opened, tune)
         if opened:
             key -= tune[X_POINTS_AFTER] * (k % NUMBERS + 1)  # T-SCORE-2: what it costs if another goes out
         if feed_watch:
