@@ -286,20 +286,27 @@ def _verdict_mark(verdict: str) -> str:
     return {A.CHANGES_SIGN: "**changes sign**", A.DIFFERS: "*differs*"}.get(verdict, "holds")
 
 
-def bots_section(rep: Report, a: A.Dataset, b: A.Dataset, prefer: dict) -> None:
+def bots_findings(a: A.Dataset, b: A.Dataset, prefer: dict) -> pl.DataFrame:
+    """Every swept field's findings (its variants against its reference value, the family's
+    :attr:`~sim.games.family.Family.compared_metrics`) as the bots of ``a`` and of ``b``
+    play them (:func:`sim.analysis.compare_bots`), with a ``field`` column."""
+    base = baseline_variant(a, prefer)
+    frames = []
+    for k in swept_fields(a, skip=("players",)) or swept_fields(a):
+        c = A.compare_bots(a, b, {k: base[k]}, family(a.family).compared_metrics)
+        frames.append(c.with_columns(pl.lit(f"{k} vs {base[k]}").alias("field")))
+    return pl.concat(frames)
+
+
+def bots_section(rep: Report, a: A.Dataset, b: A.Dataset, comp: pl.DataFrame, prefer: dict) -> None:
     """The paired effects of sweep ``a`` beside the same sweep played by other bots (``b``),
-    every finding marked: holds, differs beyond the interval of the change, or changes
-    sign (:func:`sim.analysis.compare_bots`); for round families the seat edges too
+    ``comp`` of :func:`bots_findings`, every finding marked: holds, differs beyond the
+    interval of the change, or changes sign; for round families the seat edges too
     (:func:`sim.analysis.compare_seat_edges`)."""
     fam = family(a.family)
     names = (",".join(a.manifest["policies"]), ",".join(b.manifest["policies"]))
     metrics = fam.compared_metrics
     base = baseline_variant(a, prefer)
-    frames = []
-    for k in swept_fields(a, skip=("players",)) or swept_fields(a):
-        c = A.compare_bots(a, b, {k: base[k]}, metrics)
-        frames.append(c.with_columns(pl.lit(f"{k} vs {base[k]}").alias("field")))
-    comp = pl.concat(frames)
     n = comp["n"].min()
     counts = {v: comp.filter(pl.col("verdict") == v).height for v in (A.HOLDS, A.DIFFERS, A.CHANGES_SIGN)}
     rep.add(f"## Played by other bots: {a.path.name} ({names[0]}) beside {b.path.name} ({names[1]})", "",
@@ -452,13 +459,18 @@ def _write_report(rep: Report, datasets: list[A.Dataset], deals: list[Path], pre
                   notes_text: str, command: str) -> None:
     """The report's figures, ``report.md`` and ``report.html``, into ``rep.stage``."""
     with plt.rc_context(plots.STYLE):
+        # A sweep played again by other bots is shown beside the first, not on its own.
+        pairs = [(a, b, bots_findings(a, b, prefer)) for a, b in bot_pairs(datasets)]
+        shadows = {id(b) for _, b, _ in pairs}
         rep.add(f"# {title}", "")
-        rep.add(_headlines(datasets, deals, prefer), "")
+        rep.add(_headlines(datasets, deals, prefer, pairs), "")
         if notes_text:
             rep.add(notes_text.rstrip(), "")
         for kind, files in _deal_kinds(deals).items():
             kind.report(rep, files)
         for ds in datasets:
+            if id(ds) in shadows:
+                continue
             m = ds.manifest
             what = f"{m['kind']} over {', '.join(ds.keys)}" if ds.keys else f"{m['kind']} of a single variant"
             rep.add(f"## {ds.path.name}: {what}", "",
@@ -471,8 +483,8 @@ def _write_report(rep: Report, datasets: list[A.Dataset], deals: list[Path], pre
             family(ds.family).report_sections(rep, ds, prefer)
             if family(ds.family).unit == "round":  # a card match's seats are in its family's sections
                 _seat_section(rep, ds, prefer)
-        for a, b in bot_pairs(datasets):
-            bots_section(rep, a, b, prefer)
+        for a, b, comp in pairs:
+            bots_section(rep, a, b, comp, prefer)
         _provenance_section(rep, datasets, deals)
         rep.add("To regenerate this report from the same data:", "", "```sh", command, "```", "")
     text = "\n".join(rep.lines) + "\n"
@@ -575,15 +587,25 @@ def to_html(text: str) -> str:
     return md.convert(text)
 
 
-def _headlines(datasets: list[A.Dataset], deals: list[Path], prefer: dict) -> str:
-    """The key numbers: the deal, each dataset's reference variant, and what changing one
-    swept field does to it (paired differences)."""
+def _headlines(datasets: list[A.Dataset], deals: list[Path], prefer: dict,
+               pairs: list[tuple[A.Dataset, A.Dataset, pl.DataFrame]]) -> str:
+    """The key numbers: the deal, each dataset's reference variant and the bots that played
+    it, what changing one swept field does to it (paired differences), and how many of a
+    sweep's findings hold when other bots play it."""
     lines = ["Key numbers (95% intervals in brackets; differences are paired, in percentage points "
              "for shares):", ""]
     for kind, files in _deal_kinds(deals).items():
         lines += kind.headlines(files)
+    shadows = {id(b) for _, b, _ in pairs}
     for ds in datasets:
-        lines += family(ds.family).headlines(ds, prefer)
+        if id(ds) not in shadows:
+            lines += family(ds.family).headlines(ds, prefer)
+    for a, b, comp in pairs:
+        counts = {v: comp.filter(pl.col("verdict") == v).height for v in (A.HOLDS, A.DIFFERS, A.CHANGES_SIGN)}
+        lines.append(f"- {a.path.name} played with every seat {','.join(b.manifest['policies'])} instead of "
+                     f"{','.join(a.manifest['policies'])} ({b.path.name}): of {comp.height} paired findings, "
+                     f"{counts[A.HOLDS]} hold, {counts[A.DIFFERS]} differ beyond their interval and "
+                     f"{counts[A.CHANGES_SIGN]} change sign.")
     return "\n".join(lines)
 
 

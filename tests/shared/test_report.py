@@ -351,3 +351,7 @@ def test_the_report_sets_one_sweep_beside_the_same_played_by_other_bots(bot_swee
     rows = [line for line in section.splitlines() if line.startswith("| open_points vs 101")]
     assert len(rows) == 6 and all(re.search(r"\| (holds|\*differs\*|\*\*changes sign\*\*) \|$", r) for r in rows)
     assert "Each seat's edges over the table" in section and "figures/" in section
+    # the sweep played again is shown beside the first, not on its own; the key numbers count its findings
+    assert "## careful: sweep" not in md and "## greedy: sweep" in md and "## other: sweep" in md
+    assert re.search(r"- greedy played with every seat careful instead of greedy \(careful\): of 6 paired "
+                     r"findings, \d hold", md)
