@@ -254,6 +254,36 @@ def paired_forest(comp: pl.DataFrame, metrics: tuple[str, ...]):
     return fig
 
 
+def bots_forest(comp: pl.DataFrame, metrics: tuple[str, ...], names: tuple[str, str]):
+    """The same paired differences played by two sets of bots, side by side: a panel per
+    metric, a row per comparison, each bot's difference with its 95% interval, the rows
+    whose verdict is not ``holds`` marked; ``comp`` from :func:`sim.analysis.compare_bots`
+    with a ``field`` column, ``names`` the two bots as people read them."""
+    rows = comp.select("field", "variant").unique(maintain_order=True)
+    labels = [f"{r['variant']} ({r['field']})" for r in rows.iter_rows(named=True)]
+    height = 0.3 * len(labels) + 0.9
+    fig, axes = plt.subplots(len(metrics), 1, figsize=(9.0, height * len(metrics) + 0.8), squeeze=False,
+                             layout="constrained")
+    for ax, metric in zip(axes[:, 0], metrics, strict=True):
+        m = rows.join(comp.filter(pl.col("metric") == metric), on=["field", "variant"], how="left")
+        y = np.arange(m.height)
+        scale = 100 if metric in PERCENT_METRICS else 1
+        for side, offset, colour, name in (("a", -0.15, "#888888", names[0]), ("b", 0.15, "#d1495b", names[1])):
+            d = m[f"{side}_diff"].to_numpy()
+            err = [scale * (d - m[f"{side}_ci_low"].to_numpy()), scale * (m[f"{side}_ci_high"].to_numpy() - d)]
+            ax.errorbar(scale * d, y + offset, xerr=err, fmt="o", ms=3.5, capsize=2.5, color=colour, label=name)
+        ax.axvline(0, color="#888", lw=0.8)
+        marks = [f"{lab}  [{v}]" if v != "holds" else lab for lab, v in zip(labels, m["verdict"], strict=True)]
+        unit = "points of %" if scale == 100 else UNITS.get(metric, "points")
+        ax.set_title(f"{metric.replace('_', ' ')} ({unit})", fontsize=10, loc="left")
+        ax.set_yticks(y, marks, fontsize=8)
+        ax.invert_yaxis()
+    axes[0, 0].legend(loc="best")
+    fig.suptitle("The same paired differences played by two sets of bots, 95% intervals; [marked]: the finding "
+                 "differs or changes sign")
+    return fig
+
+
 def notebook_setup() -> None:
     """Readable figures and untruncated tables in a notebook."""
     plt.rcParams.update(STYLE)

@@ -72,6 +72,7 @@ class Rummy101(Family):
         "stock_out": ("share of rounds ending with the stock exhausted", ("stock_out",)),
         "joker_finish": ("share of rounds won by a joker finish", ("joker", "one_turn_joker")),
     }
+    compared_metrics = ("opened_by_3", "stock_out", "mean_penalty", "seat0_win", "never_opened", "turns")
     referee_checks = "every action checked, scores recomputed"
     # Measured with the standard game (4 players, greedy, seed 1, one worker process on the
     # shared 2-core machine): a run of 40,000 rounds in chunks of 10,000 wrote 1.08 MB
