@@ -173,11 +173,11 @@ def _opens(rack, need, keep, S, space):
 @kernel(VIEW, I1, I1, F1, I1, SOLVER_ARRAYS, SOLVER_SPACE)
 def look_ahead(v, cand, rp, tune, out, S, space):
     """For each tile of ``cand`` (kinds, -1 for none), the worth one draw ahead of
-    throwing it before opening: the chance that the draw brings the rack to an opening
-    (T-OPEN-1), over the unseen tiles weighted by their copies, times ``reach``; into
-    ``out`` as unseen copies that open. Each draw is solved once with the whole rack:
-    throwing a tile that fits no meld of it changes nothing (the exact solver again
-    only where it could), so the candidates share the work (jit-compiled)."""
+    throwing it before opening: the unseen copies of the tiles whose draw brings the rack
+    to an opening (T-OPEN-1), into ``out``. Each draw is solved with the whole rack
+    first: throwing a tile never raises the best melds, so a draw that opens nothing with
+    the whole rack opens nothing without one, and throwing a lone tile that fits no meld
+    changes nothing; the exact solver again only for the others (jit-compiled)."""
     rack, unseen = v.rack, v.unseen
     keep = rp[RP_KEEP] == 1
     need = points_threshold(v.g, rp)
@@ -187,19 +187,15 @@ def look_ahead(v, cand, rp, tune, out, S, space):
         if unseen[u] == 0:
             continue
         rack[u] += 1
-        if could_meld(rack, u):
-            whole = -1  # the draw opens with every tile: unknown until asked
+        if could_meld(rack, u) and _opens(rack, need, keep, S, space):
             for j in range(cand.shape[0]):
                 d = cand[j]
                 if d < 0:
                     continue
                 rack[d] -= 1
-                if could_meld(rack, d) or rack[d] > 0 or whole < 0:
+                opens = True
+                if rack[d] > 0 or could_meld(rack, d):
                     opens = _opens(rack, need, keep, S, space)
-                    if not could_meld(rack, d) and rack[d] == 0:
-                        whole = 1 if opens else 0  # the same for every other tile that fits no meld
-                else:
-                    opens = whole == 1
                 rack[d] += 1
                 if opens:
                     out[j] += unseen[u]
