@@ -6,7 +6,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 PIP := $(BIN)/pip install --disable-pip-version-check
 
-.PHONY: demo test test-fast compile browser lint bench clean reference-report reference-rummikub reference-cards notebook-data lab
+.PHONY: demo test test-fast compile browser lint bench clean reference-report reference-expert-sweeps reference-rummikub reference-cards notebook-data lab
 
 demo: $(VENV)/.core
 	$(BIN)/sim run --preset rummy101 --rounds 100000 --seed 1 --out data/demo/run
@@ -97,10 +97,27 @@ reference-report: $(VENV)/.core
 		--rounds 240000 --chunk 24000 --seed 2026 --out $(REF)/seats
 	$(BIN)/sim deal-stats --rack-size 21 --samples 10000000 --seed 2026 --out $(REF)/deal-21.parquet --overwrite
 	$(BIN)/sim deal-stats --rack-size 22 --samples 10000000 --seed 2026 --out $(REF)/deal-22.parquet --overwrite
+	$(MAKE) reference-expert-sweeps
 	$(BIN)/sim report --data $(REF)/deal-21.parquet --data $(REF)/deal-22.parquet \
 		--data $(REF)/variants --data $(REF)/thresholds --data $(REF)/starter --data $(REF)/seats \
+		--data $(REF)/expert/variants --data $(REF)/expert/thresholds --data $(REF)/expert/starter \
+		--data $(REF)/expert/seats \
 		--notes reports/reference-notes.md --baseline players=4 --baseline open_points=101 \
 		--baseline starter_may_open=true --baseline starter_extra=1 --out reports/reference
+
+# The same sweeps with every seat expert (issue 27: findings that hold for good play), on
+# the first rounds of the same seed (the same tiles as the greedy rounds they are set
+# beside): 30,000 rounds a variant (seats: 24,000, duplicate), 858,000 rounds, about 20
+# minutes on 2 cores.
+reference-expert-sweeps: $(VENV)/.core
+	$(BIN)/sim sweep --grid players=2,3,4 --grid threshold_mode=fixed,increasing --grid button_jokers=0,1 \
+		--rounds 30000 --seed 2026 --policy expert --out $(REF)/expert/variants
+	$(BIN)/sim sweep --grid open_points=81,91,101,111,121 --rounds 30000 --seed 2026 --policy expert \
+		--out $(REF)/expert/thresholds
+	$(BIN)/sim sweep --grid starter_may_open=true,false --rounds 30000 --seed 2026 --policy expert \
+		--out $(REF)/expert/starter
+	$(BIN)/sim sweep --duplicate --grid players=2,3,4 --grid starter_may_open=true,false --grid starter_extra=1,0 \
+		--rounds 24000 --chunk 24000 --seed 2026 --policy expert --out $(REF)/expert/seats
 
 # The reference report's Rummikub part (reports/reference-rummikub): every house rule
 # (K-VAR) alone against the standard game, and the two readings of table jokers

@@ -628,6 +628,148 @@ def compare_variants(ds: Dataset, baseline: dict, metrics: Sequence[str] | None 
     return pl.DataFrame(rows)
 
 
+# --- the same findings played by other bots -----------------------------------------------------
+
+# A finding's verdict across two bots (compare_bots): its effect holds, differs beyond the
+# interval of the change, or has opposite signs with both intervals clear of zero.
+HOLDS, DIFFERS, CHANGES_SIGN = "holds", "differs", "changes sign"
+
+
+def _policies(ds: Dataset) -> str:
+    return ",".join(ds.manifest.get("policies", []))
+
+
+def _check_pair(a: Dataset, b: Dataset) -> None:
+    """``a`` and ``b`` must be the same sweep (family, swept fields, seed) played by other bots."""
+    if a.family != b.family:
+        raise DatasetError(f"{a.path} plays {a.family} and {b.path} {b.family}: compare one family's bots")
+    if a.keys != b.keys or a.manifest.get("seed") != b.manifest.get("seed"):
+        raise DatasetError(f"{a.path} and {b.path} are not the same sweep (swept fields {', '.join(a.keys)} and "
+                           f"{', '.join(b.keys)}, seeds {a.manifest.get('seed')} and {b.manifest.get('seed')}): "
+                           "play both with the same --grid and --seed, each with its --policy")
+
+
+def same_sweep(a: Dataset, b: Dataset) -> bool:
+    """Whether ``b`` is the sweep ``a`` is (family, swept fields and their values, seed,
+    duplicate deals) played by other bots: their common rounds share their tiles."""
+    def grid(ds: Dataset) -> list:
+        return sorted(json.dumps(v["partition"], sort_keys=True) for v in ds.variants)
+
+    return (a.family == b.family and a.keys == b.keys and bool(a.keys) and grid(a) == grid(b)
+            and a.manifest.get("seed") == b.manifest.get("seed") and a.duplicate == b.duplicate
+            and a.manifest.get("kind") == b.manifest.get("kind") == "sweep" and _policies(a) != _policies(b))
+
+
+def _interval_of(d: np.ndarray, deal: np.ndarray) -> tuple[float, float, float]:
+    mean = float(d.mean())
+    half = Z95 * cluster_se(cluster_stats(d, deal))[1] if d.size > 1 else float("nan")
+    return mean, mean - half, mean + half
+
+
+def verdict(a_low: float, a_high: float, b_low: float, b_high: float, change_low: float, change_high: float) -> str:
+    """A finding played by two bots: ``changes sign`` when both effects' intervals are clear
+    of zero on opposite sides, ``differs`` when the change's interval is clear of zero,
+    else ``holds``."""
+    if (a_low > 0 and b_high < 0) or (a_high < 0 and b_low > 0):
+        return CHANGES_SIGN
+    if change_low > 0 or change_high < 0:
+        return DIFFERS
+    return HOLDS
+
+
+def compare_bots(a: Dataset, b: Dataset, baseline: dict, metrics: Sequence[str] | None = None) -> pl.DataFrame:
+    """Each variant's paired effect (:func:`compare_variants`) as played by the bots of
+    sweep ``a`` and of sweep ``b`` (the same sweep and seed, each with its ``--policy``), on
+    the rounds (matches) both played: round *i* has the same tiles in both, so the change
+    in an effect from ``a``'s bots to ``b``'s is paired too, its interval clustered by deal.
+
+    Columns: ``variant``, ``metric``, ``n`` (rounds in common), ``a_diff``, ``a_ci_low``,
+    ``a_ci_high``, ``b_diff``, ``b_ci_low``, ``b_ci_high``, ``change`` (``b_diff - a_diff``),
+    ``change_ci_low``, ``change_ci_high``, ``verdict`` (:func:`verdict`).
+    """
+    _check_pair(a, b)
+    known = metrics_of(a)
+    metrics = list(metrics or known)
+    unknown = [m for m in metrics if m not in known]
+    if unknown:
+        raise DatasetError(f"unknown metric {unknown[0]!r} for {a.family} data; metrics: {', '.join(known)}")
+    missing = [k for k in baseline if k not in a.keys]
+    if missing or not baseline:
+        raise DatasetError(f"the baseline must name swept fields of {a.path} ({', '.join(a.keys)}), "
+                           f"got {', '.join(baseline) or 'none'}")
+    keys = list(a.keys)
+    on = [a.unit_id, *keys]
+    cluster = a.cluster
+    da = round_metrics(a).collect()
+    db = round_metrics(b).collect().select(*on, *metrics)
+    data = da.select(*on, *([cluster] if cluster not in on else []), *metrics).join(db, on=on, suffix="_b")
+    match = [pl.col(k) == _literal(v, data.schema[k]) for k, v in baseline.items()]
+    base = data.filter(*match)
+    if base.height == 0:
+        raise DatasetError(f"no rounds both sweeps played for the baseline {baseline}")
+    others = data.filter(~pl.all_horizontal(match))
+    rows = []
+    for combo in others.select(keys).unique().sort(keys).rows(named=True):
+        v = others.filter(*[pl.col(k) == val for k, val in combo.items()])
+        pair_on = [a.unit_id] + [k for k in keys if k not in baseline]
+        joined = v.join(base.drop([*baseline, *([cluster] if cluster not in on else [])]), on=pair_on,
+                        suffix="_base")
+        label = ", ".join(f"{k}={str(val).lower() if isinstance(val, bool) else val}" for k, val in combo.items())
+        deal = joined[cluster].to_numpy()
+        for m in metrics:
+            av, ab = joined[m].to_numpy(), joined[f"{m}_base"].to_numpy()
+            bv, bb = joined[f"{m}_b"].to_numpy(), joined[f"{m}_b_base"].to_numpy()
+            ok = ~(np.isnan(av) | np.isnan(ab) | np.isnan(bv) | np.isnan(bb))
+            if ok.sum() < 2:
+                continue
+            effect_a, effect_b = av[ok] - ab[ok], bv[ok] - bb[ok]
+            ea, eb, ec = (_interval_of(x, deal[ok]) for x in (effect_a, effect_b, effect_b - effect_a))
+            rows.append({"variant": label, "metric": m, "n": int(ok.sum()),
+                         "a_diff": ea[0], "a_ci_low": ea[1], "a_ci_high": ea[2],
+                         "b_diff": eb[0], "b_ci_low": eb[1], "b_ci_high": eb[2],
+                         "change": ec[0], "change_ci_low": ec[1], "change_ci_high": ec[2],
+                         "verdict": verdict(ea[1], ea[2], eb[1], eb[2], ec[1], ec[2])})
+    return pl.DataFrame(rows)
+
+
+def compare_seat_edges(a: Dataset, b: Dataset) -> pl.DataFrame:
+    """Each seat's edges over the table (:func:`seat_advantage`: win share and score minus the
+    round's mean) in every variant as played by the bots of ``a`` and of ``b`` (the same
+    sweep and seed), on the rounds both played, and the change, paired by round and
+    clustered by deal. Round families only (a card match's seats are its family's).
+
+    Columns: the swept fields, ``seat``, ``n``, then for ``win_edge`` and ``score_edge``:
+    ``a_<edge>``, ``b_<edge>`` with ``_ci_low``/``_ci_high`` each, ``<edge>_change`` and its
+    interval, and ``<edge>_verdict``.
+    """
+    _check_pair(a, b)
+    keys = list(a.keys)
+    table = [*keys, "round_id"]
+
+    def edges(ds: Dataset) -> pl.LazyFrame:
+        won = (pl.col("winner_seat") == pl.col("seat")).fill_null(False).cast(pl.Float64)
+        score = pl.col("score").cast(pl.Float64)
+        return ds.players.select(*table, "seat", *([ds.cluster] if ds.cluster not in table else []),
+                                 (won - won.mean().over(table)).alias("win_edge"),
+                                 (score - score.mean().over(table)).alias("score_edge"))
+
+    data = edges(a).join(edges(b).select(*table, "seat", "win_edge", "score_edge"), on=[*table, "seat"],
+                         suffix="_b").collect()
+    rows = []
+    for (*combo, seat), sub in data.group_by([*keys, "seat"], maintain_order=True):
+        deal = sub[a.cluster].to_numpy()
+        row = {**dict(zip(keys, combo, strict=True)), "seat": seat, "n": sub.height}
+        for edge in ("win_edge", "score_edge"):
+            x, y = sub[edge].to_numpy(), sub[f"{edge}_b"].to_numpy()
+            ea, eb, ec = (_interval_of(v, deal) for v in (x, y, y - x))
+            row.update({f"a_{edge}": ea[0], f"a_{edge}_ci_low": ea[1], f"a_{edge}_ci_high": ea[2],
+                        f"b_{edge}": eb[0], f"b_{edge}_ci_low": eb[1], f"b_{edge}_ci_high": eb[2],
+                        f"{edge}_change": ec[0], f"{edge}_change_ci_low": ec[1], f"{edge}_change_ci_high": ec[2],
+                        f"{edge}_verdict": verdict(ea[1], ea[2], eb[1], eb[2], ec[1], ec[2])})
+        rows.append(row)
+    return pl.DataFrame(rows).sort([*keys, "seat"])
+
+
 def __getattr__(name: str):
     """A family's own analysis (``sim.analysis.match_wins`` for card matches...): the
     functions each family's analysis module lists in ``__all__``."""

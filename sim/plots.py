@@ -230,27 +230,58 @@ def penalty_cdf(dist: pl.DataFrame, combos: list[dict]):
     return fig
 
 
-def paired_forest(comp: pl.DataFrame, metrics: tuple[str, ...]):
-    """Paired differences with 95% intervals, a panel per metric (stacked), a row per
-    comparison; ``comp`` from :func:`sim.analysis.compare_variants` with a ``field``
-    column. Stacked panels keep the figure 9 inches wide, so that it is not shrunk."""
+def _forest(comp: pl.DataFrame, metrics: tuple[str, ...], row_height: float):
+    """The frame of a forest plot of paired differences: a panel per metric (stacked, so
+    that the figure stays 9 inches wide and is not shrunk), a row per comparison of
+    ``comp`` (with a ``field`` column). Returns the figure, the row labels and per panel
+    ``(axes, metric, its rows of comp in row order, y positions, scale)``: 100 for shares."""
     rows = comp.select("field", "variant").unique(maintain_order=True)
     labels = [f"{r['variant']} ({r['field']})" for r in rows.iter_rows(named=True)]
-    height = 0.24 * len(labels) + 0.9
+    height = row_height * len(labels) + 0.9
     fig, axes = plt.subplots(len(metrics), 1, figsize=(9.0, height * len(metrics) + 0.6), squeeze=False,
                              layout="constrained")
+    panels = []
     for ax, metric in zip(axes[:, 0], metrics, strict=True):
         m = rows.join(comp.filter(pl.col("metric") == metric), on=["field", "variant"], how="left")
-        y = np.arange(m.height)
         scale = 100 if metric in PERCENT_METRICS else 1
-        err = [scale * (m["diff"] - m["ci_low"]), scale * (m["ci_high"] - m["diff"])]
-        ax.errorbar(scale * m["diff"], y, xerr=err, fmt="o", ms=3.5, capsize=2.5, color="#1b6ca8")
         ax.axvline(0, color="#888", lw=0.8)
         unit = "points of %" if scale == 100 else UNITS.get(metric, "points")
         ax.set_title(f"{metric.replace('_', ' ')} ({unit})", fontsize=10, loc="left")
+        panels.append((ax, metric, m, np.arange(m.height), scale))
+    return fig, labels, panels
+
+
+def paired_forest(comp: pl.DataFrame, metrics: tuple[str, ...]):
+    """Paired differences with 95% intervals, a panel per metric (stacked), a row per
+    comparison; ``comp`` from :func:`sim.analysis.compare_variants` with a ``field``
+    column."""
+    fig, labels, panels = _forest(comp, metrics, 0.24)
+    for ax, _, m, y, scale in panels:
+        err = [scale * (m["diff"] - m["ci_low"]), scale * (m["ci_high"] - m["diff"])]
+        ax.errorbar(scale * m["diff"], y, xerr=err, fmt="o", ms=3.5, capsize=2.5, color="#1b6ca8")
         ax.set_yticks(y, labels, fontsize=8)
         ax.invert_yaxis()
     fig.suptitle("Paired differences against the reference value of each swept field, 95% intervals")
+    return fig
+
+
+def bots_forest(comp: pl.DataFrame, metrics: tuple[str, ...], names: tuple[str, str]):
+    """The same paired differences played by two sets of bots, side by side: a panel per
+    metric, a row per comparison, each bot's difference with its 95% interval, the rows
+    whose verdict is not ``holds`` marked; ``comp`` from :func:`sim.analysis.compare_bots`
+    with a ``field`` column, ``names`` the two bots as people read them."""
+    fig, labels, panels = _forest(comp, metrics, 0.3)
+    for ax, _, m, y, scale in panels:
+        for side, offset, colour, name in (("a", -0.15, "#888888", names[0]), ("b", 0.15, "#d1495b", names[1])):
+            d = m[f"{side}_diff"].to_numpy()
+            err = [scale * (d - m[f"{side}_ci_low"].to_numpy()), scale * (m[f"{side}_ci_high"].to_numpy() - d)]
+            ax.errorbar(scale * d, y + offset, xerr=err, fmt="o", ms=3.5, capsize=2.5, color=colour, label=name)
+        marks = [f"{lab}  [{v}]" if v != "holds" else lab for lab, v in zip(labels, m["verdict"], strict=True)]
+        ax.set_yticks(y, marks, fontsize=8)
+        ax.invert_yaxis()
+    panels[0][0].legend(loc="best")
+    fig.suptitle("The same paired differences played by two sets of bots, 95% intervals; [marked]: the finding "
+                 "differs or changes sign")
     return fig
 
 

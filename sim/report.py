@@ -270,6 +270,94 @@ def _tournament_section(rep: Report, ds: A.Dataset) -> None:
     rep.table(pl.DataFrame(rows))
 
 
+def bot_pairs(datasets: list[A.Dataset]) -> list[tuple[A.Dataset, A.Dataset]]:
+    """The pairs of datasets that are one sweep played by two sets of bots
+    (:func:`sim.analysis.same_sweep`), each dataset in one pair at most, in the order given."""
+    pairs, used = [], set()
+    for i, a in enumerate(datasets):
+        for b in datasets[i + 1:]:
+            if id(a) not in used and id(b) not in used and A.same_sweep(a, b):
+                pairs.append((a, b))
+                used.update((id(a), id(b)))
+    return pairs
+
+
+def _verdict_mark(verdict: str) -> str:
+    return {A.CHANGES_SIGN: "**changes sign**", A.DIFFERS: "*differs*"}.get(verdict, "holds")
+
+
+def bots_findings(a: A.Dataset, b: A.Dataset, prefer: dict) -> pl.DataFrame:
+    """Every swept field's findings (its variants against its reference value, the family's
+    :attr:`~sim.games.family.Family.compared_metrics`) as the bots of ``a`` and of ``b``
+    play them (:func:`sim.analysis.compare_bots`), with a ``field`` column."""
+    base = baseline_variant(a, prefer)
+    frames = []
+    for k in swept_fields(a, skip=("players",)) or swept_fields(a):
+        c = A.compare_bots(a, b, {k: base[k]}, family(a.family).compared_metrics)
+        frames.append(c.with_columns(pl.lit(f"{k} vs {base[k]}").alias("field")))
+    return pl.concat(frames)
+
+
+def bots_section(rep: Report, a: A.Dataset, b: A.Dataset, comp: pl.DataFrame, prefer: dict) -> None:
+    """The paired effects of sweep ``a`` beside the same sweep played by other bots (``b``),
+    ``comp`` of :func:`bots_findings`, every finding marked: holds, differs beyond the
+    interval of the change, or changes sign; for round families the seat edges too
+    (:func:`sim.analysis.compare_seat_edges`)."""
+    fam = family(a.family)
+    names = (",".join(a.manifest["policies"]), ",".join(b.manifest["policies"]))
+    metrics = fam.compared_metrics
+    base = baseline_variant(a, prefer)
+    n = comp["n"].min()
+    counts = {v: comp.filter(pl.col("verdict") == v).height for v in (A.HOLDS, A.DIFFERS, A.CHANGES_SIGN)}
+    rep.add(f"## Played by other bots: {a.path.name} ({names[0]}) beside {b.path.name} ({names[1]})", "",
+            f"The same sweep (the same deals: seed {a.manifest['seed']}) played with every seat **{names[1]}** and "
+            f"with every seat **{names[0]}**, on the {fam.units} both played ({n:,} per variant at least). "
+            "For each finding, the paired difference it makes as each set of bots plays it, and the change "
+            f"from {names[0]} to {names[1]}, itself paired on the {fam.units} and clustered by deal. A finding "
+            "*differs* when the change's 95% interval excludes zero, and **changes sign** when both effects' "
+            f"intervals exclude zero on opposite sides. Of {comp.height} findings, {counts[A.HOLDS]} hold, "
+            f"{counts[A.DIFFERS]} differ beyond their interval and {counts[A.CHANGES_SIGN]} change sign.", "")
+    rep.figure(plots.bots_forest(comp, metrics[:4], names), f"{a.family}-bots",
+               f"{fam.title}: the paired differences of each rule played by {names[0]} and by {names[1]} bots, 95% "
+               "intervals; [marked] rows differ or change sign.")
+
+    def effect(r: dict, side: str, scale: float) -> str:
+        return (f"{scale * r[f'{side}_diff']:+.2f} [{scale * r[f'{side}_ci_low']:+.2f}, "
+                f"{scale * r[f'{side}_ci_high']:+.2f}]")
+
+    rows = []
+    for r in comp.iter_rows(named=True):
+        scale = 100 if r["metric"] in plots.PERCENT_METRICS else 1
+        rows.append({"compared": r["field"], "variant": r["variant"], "metric": r["metric"],
+                     names[0]: effect(r, "a", scale), names[1]: effect(r, "b", scale),
+                     "change": f"{scale * r['change']:+.2f} [{scale * r['change_ci_low']:+.2f}, "
+                               f"{scale * r['change_ci_high']:+.2f}]",
+                     "verdict": _verdict_mark(r["verdict"])})
+    rep.table(pl.DataFrame(rows))
+    rep.add("Shares in points of percentage. Metrics: " + "; ".join(
+        f"`{k}`: {A.metric_texts(a)[k]}" for k in metrics) + ".", "")
+    if fam.unit != "round":
+        return
+    edges = A.compare_seat_edges(a, b)
+    keys = [k for k in a.keys if k in edges.columns]
+    shown = shown_variants(edges, keys, base)
+    rows = []
+    for combo in shown:
+        sub = edges.filter(*[pl.col(k) == v for k, v in combo.items()])
+        for r in sub.iter_rows(named=True):
+            row = {"variant": ", ".join(f"{k}={v}" for k, v in combo.items()), "seat": r["seat"]}
+            for edge, scale, label in (("win_edge", 100, "win edge (pts)"), ("score_edge", 1, "score edge")):
+                for side, name in (("a", names[0]), ("b", names[1])):
+                    row[f"{label}, {name}"] = (f"{scale * r[f'{side}_{edge}']:+.2f} "
+                                               f"[{scale * r[f'{side}_{edge}_ci_low']:+.2f}, "
+                                               f"{scale * r[f'{side}_{edge}_ci_high']:+.2f}]")
+                row[f"{label}: verdict"] = _verdict_mark(r[f"{edge}_verdict"])
+            rows.append(row)
+    rep.add("Each seat's edges over the table (its win share and score minus the round's mean, seat 0 "
+            f"starting) as each set of bots plays the same {fam.units}:", "")
+    rep.table(pl.DataFrame(rows))
+
+
 def _provenance_section(rep: Report, datasets: list[A.Dataset], deal_files: list[Path]) -> None:
     rep.add("## Rules, provenance and how to reproduce", "")
     for ds in datasets:
@@ -371,13 +459,18 @@ def _write_report(rep: Report, datasets: list[A.Dataset], deals: list[Path], pre
                   notes_text: str, command: str) -> None:
     """The report's figures, ``report.md`` and ``report.html``, into ``rep.stage``."""
     with plt.rc_context(plots.STYLE):
+        # A sweep played again by other bots is shown beside the first, not on its own.
+        pairs = [(a, b, bots_findings(a, b, prefer)) for a, b in bot_pairs(datasets)]
+        shadows = {id(b) for _, b, _ in pairs}
         rep.add(f"# {title}", "")
-        rep.add(_headlines(datasets, deals, prefer), "")
+        rep.add(_headlines(datasets, deals, prefer, pairs), "")
         if notes_text:
             rep.add(notes_text.rstrip(), "")
         for kind, files in _deal_kinds(deals).items():
             kind.report(rep, files)
         for ds in datasets:
+            if id(ds) in shadows:
+                continue
             m = ds.manifest
             what = f"{m['kind']} over {', '.join(ds.keys)}" if ds.keys else f"{m['kind']} of a single variant"
             rep.add(f"## {ds.path.name}: {what}", "",
@@ -390,6 +483,8 @@ def _write_report(rep: Report, datasets: list[A.Dataset], deals: list[Path], pre
             family(ds.family).report_sections(rep, ds, prefer)
             if family(ds.family).unit == "round":  # a card match's seats are in its family's sections
                 _seat_section(rep, ds, prefer)
+        for a, b, comp in pairs:
+            bots_section(rep, a, b, comp, prefer)
         _provenance_section(rep, datasets, deals)
         rep.add("To regenerate this report from the same data:", "", "```sh", command, "```", "")
     text = "\n".join(rep.lines) + "\n"
@@ -492,15 +587,25 @@ def to_html(text: str) -> str:
     return md.convert(text)
 
 
-def _headlines(datasets: list[A.Dataset], deals: list[Path], prefer: dict) -> str:
-    """The key numbers: the deal, each dataset's reference variant, and what changing one
-    swept field does to it (paired differences)."""
+def _headlines(datasets: list[A.Dataset], deals: list[Path], prefer: dict,
+               pairs: list[tuple[A.Dataset, A.Dataset, pl.DataFrame]]) -> str:
+    """The key numbers: the deal, each dataset's reference variant and the bots that played
+    it, what changing one swept field does to it (paired differences), and how many of a
+    sweep's findings hold when other bots play it."""
     lines = ["Key numbers (95% intervals in brackets; differences are paired, in percentage points "
              "for shares):", ""]
     for kind, files in _deal_kinds(deals).items():
         lines += kind.headlines(files)
+    shadows = {id(b) for _, b, _ in pairs}
     for ds in datasets:
-        lines += family(ds.family).headlines(ds, prefer)
+        if id(ds) not in shadows:
+            lines += family(ds.family).headlines(ds, prefer)
+    for a, b, comp in pairs:
+        counts = {v: comp.filter(pl.col("verdict") == v).height for v in (A.HOLDS, A.DIFFERS, A.CHANGES_SIGN)}
+        lines.append(f"- {a.path.name} played with every seat {','.join(b.manifest['policies'])} instead of "
+                     f"{','.join(a.manifest['policies'])} ({b.path.name}): of {comp.height} paired findings, "
+                     f"{counts[A.HOLDS]} hold, {counts[A.DIFFERS]} differ beyond their interval and "
+                     f"{counts[A.CHANGES_SIGN]} change sign.")
     return "\n".join(lines)
 
 

@@ -611,6 +611,9 @@ class Family(ABC):
         (:func:`sim.analysis.open_dataset`; the round families' is built in there)."""
         return self._module("analysis").dataset_tables(path, keys)
 
+    # The metrics (sim.analysis.metrics_of) of the findings a report sets side by side for
+    # two sets of bots (sim.report.bots_section), the first four in its figure.
+    compared_metrics: ClassVar[tuple[str, ...]] = ("opened_by_3", "turns", "mean_penalty", "seat0_win")
     # What :meth:`seat_results` counts a seat's score per, and how people read the two.
     score_unit: ClassVar[str] = "round"
     score_label: ClassVar[str] = "mean score per round"

@@ -13,6 +13,7 @@ import json
 import re
 from pathlib import Path
 
+import numpy as np
 import polars as pl
 import pytest
 from typer.testing import CliRunner
@@ -175,6 +176,33 @@ def test_the_report_has_each_family_s_sections(played, tmp_path):
     text = (tmp_path / "r" / "report.md").read_text()
     assert text.startswith(f"# {f.title} balancing report") and "## a:" in text
     assert f.headlines(sim.analysis.open_dataset(a), {})
+
+
+@pytest.mark.parametrize("name", FAMILY_NAMES)
+def test_the_expert_plays_from_its_named_constants(name):
+    """Issue 27: every family has an ``expert`` whose tuning constants are named Params
+    (defaults inside their ranges), read from the ``tune`` rows that chunk_tables passes
+    down: the defaults given play as none given, the constants moved to an end of their
+    ranges play otherwise, and a row of the wrong size is refused."""
+    from sim.games.family import expert_tune
+
+    f = family(name)
+    assert f.policies[:3] == ("greedy", "careful", "expert") and f.expert_params
+    assert len({p.name for p in f.expert_params}) == len(f.expert_params)
+    assert all(p.low <= p.default <= p.high and p.what for p in f.expert_params)
+    rules = f.standard.replace(players=2)
+    n = 6 if f.name == "rummikub" else 30
+
+    def play(tune=None):
+        tables = f.chunk_tables(rules, 3, 0, n, ["expert"], tune=tune)
+        return tables[f.tables[-1]]  # the players rows
+
+    plain = play()
+    assert plain.equals(play(expert_tune(f.expert_params, 2)))
+    ends = {p.name: p.high if p.default - p.low < p.high - p.default else p.low for p in f.expert_params}
+    assert not plain.equals(play(expert_tune(f.expert_params, 2, ends)))
+    with pytest.raises(sim.SimError):
+        play(np.zeros((2, len(f.expert_params) + 1)))
 
 
 @pytest.mark.parametrize("name", FAMILY_NAMES)

@@ -12,12 +12,14 @@ import sys
 from html.parser import HTMLParser
 from pathlib import Path
 
+import polars as pl
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from matplotlib.figure import Figure
 from typer.testing import CliRunner
 
+import sim
 from sim.cli import app
 from sim.report import build_report, to_html
 
@@ -282,3 +284,74 @@ def test_a_full_disk_leaves_nothing_half_written(data, tmp_path, monkeypatch, fa
     named = named or out / "figures" / Path(calls[1]).name
     assert "No space left on device" in one_error(r, f"cannot write {named}: ")
     assert tree(tmp_path) == before
+
+
+# --- one sweep played by two sets of bots (issue 27, part 4) -------------------------------------
+
+
+@pytest.fixture(scope="module")
+def bot_sweeps(tmp_path_factory):
+    """One sweep of Rummy 101 played by greedy and by careful bots (the same seed), and the
+    same with another seed."""
+    from sim import runner
+    from sim.games import preset
+
+    root = tmp_path_factory.mktemp("bots")
+    out = {}
+    for name, policy, seed in (("greedy", "greedy", 5), ("careful", "careful", 5), ("other", "careful", 6)):
+        two = preset("rummy101").replace(players=2)
+        variants = tuple(runner.Variant(two.replace(open_points=v), (("open_points", str(v)),)) for v in (91, 101))
+        spec = runner.RunSpec(variants, 1500, seed, (policy,), 1500, kind="sweep")
+        runner.run(spec, root / name, jobs=1, progress=False)
+        out[name] = root / name
+    return out
+
+
+def test_a_finding_s_verdict_across_bots():
+    from sim.analysis import CHANGES_SIGN, DIFFERS, HOLDS, verdict
+
+    assert verdict(1, 2, 1.5, 2.5, -0.5, 1.0) == HOLDS  # the change's interval holds zero
+    assert verdict(1, 2, 3, 4, 1.2, 2.0) == DIFFERS
+    assert verdict(1, 2, -3, -2, -4, -3) == CHANGES_SIGN  # both clear of zero, on opposite sides
+    assert verdict(-0.1, 2, -3, -2, -4, -3) == DIFFERS  # one holds zero: not a change of sign
+
+
+def test_compare_bots_pairs_the_same_rounds_and_marks_every_finding(bot_sweeps):
+    from sim.analysis import compare_bots, compare_seat_edges, compare_variants, open_dataset, same_sweep
+
+    greedy, careful, other = (open_dataset(bot_sweeps[k]) for k in ("greedy", "careful", "other"))
+    assert same_sweep(greedy, careful) and not same_sweep(greedy, other) and not same_sweep(greedy, greedy)
+    comp = compare_bots(greedy, careful, {"open_points": 101}, ["opened_by_3", "mean_penalty"])
+    alone = compare_variants(greedy, {"open_points": 101}, ["opened_by_3", "mean_penalty"])
+    # each side is the sweep's own paired comparison, and the change their difference
+    for r in comp.iter_rows(named=True):
+        own = alone.filter(pl.col("metric") == r["metric"]).row(0, named=True)
+        assert r["n"] == 1500 and r["a_diff"] == pytest.approx(own["diff"])
+        assert r["change"] == pytest.approx(r["b_diff"] - r["a_diff"])
+        assert r["change_ci_low"] < r["change"] < r["change_ci_high"]
+    # a sweep against itself: nothing changes, every finding holds
+    same = compare_bots(greedy, greedy, {"open_points": 101}, ["opened_by_3", "mean_penalty"])
+    assert (same["change"] == 0).all() and (same["verdict"] == "holds").all()
+    edges = compare_seat_edges(greedy, careful)
+    assert edges.height == 4 and (edges["a_score_edge"].abs() > 0).all()
+    assert edges.filter(pl.col("seat") == 0)["a_score_edge"].to_list() == pytest.approx(
+        (-edges.filter(pl.col("seat") == 1)["a_score_edge"]).to_list())  # two seats: opposite edges
+    with pytest.raises(sim.DatasetError, match="not the same sweep"):
+        compare_bots(greedy, open_dataset(bot_sweeps["other"]).__class__(
+            other.path, {**other.manifest, "seed": 99}, ("players",), other.rounds, other.players),
+            {"open_points": 101})
+
+
+def test_the_report_sets_one_sweep_beside_the_same_played_by_other_bots(bot_sweeps, tmp_path):
+    build_report([bot_sweeps["greedy"], bot_sweeps["careful"], bot_sweeps["other"]], tmp_path / "r",
+                 command="sim report ...", baseline={"open_points": "101"})
+    md = (tmp_path / "r" / "report.md").read_text()
+    assert md.count("## Played by other bots") == 1  # the other seed is another sweep: no pair
+    section = md.split("## Played by other bots: greedy (greedy) beside careful (careful)")[1].split("\n## ")[0]
+    rows = [line for line in section.splitlines() if line.startswith("| open_points vs 101")]
+    assert len(rows) == 6 and all(re.search(r"\| (holds|\*differs\*|\*\*changes sign\*\*) \|$", r) for r in rows)
+    assert "Each seat's edges over the table" in section and "figures/" in section
+    # the sweep played again is shown beside the first, not on its own; the key numbers count its findings
+    assert "## careful: sweep" not in md and "## greedy: sweep" in md and "## other: sweep" in md
+    assert re.search(r"- greedy played with every seat careful instead of greedy \(careful\): of 6 paired "
+                     r"findings, \d hold", md)

@@ -78,6 +78,7 @@ class Rummikub(Family):
         "pool_empty": ("share of rounds ending with the pool empty (blocked or last call, K-END-2)",
                        ("blocked", "last_call")),
     }
+    compared_metrics = ("opened_by_3", "pool_empty", "mean_penalty", "seat0_win", "never_opened", "turns")
     referee_checks = "every turn checked, scores recomputed"
     # Measured with the standard game (4 players, greedy, seed 1, one worker process on the
     # shared 2-core machine): a run of 2,000 rounds in chunks of 1,000 wrote 102 kB (50.9

@@ -18,12 +18,32 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from sim.games.family import SHARED_METRICS, Costs, Family
+from sim.games.family import SHARED_METRICS, Costs, Family, Param
 from sim.games.rummy101.rules import PRESETS, Rummy101Rules
 from sim.precision import DEAL_METRICS as TILE_DEAL_METRICS
 from sim.precision import Metric
 
-POLICIES = ("greedy", "careful")  # sim.games.rummy101.bots: GREEDY, CAREFUL
+POLICIES = ("greedy", "careful", "expert")  # sim.games.rummy101.bots: GREEDY, CAREFUL, EXPERT
+# The expert's tuning constants (sim.games.rummy101.expert reads them as X_*).
+EXPERT_PARAMS = (
+    Param("meld", 20.0, 0.0, 60.0, "worth of a tile in a run or set of three the rack holds"),
+    Param("near", 1.0, 0.0, 5.0, "worth per unseen copy of the one tile that would complete a meld with it"),
+    Param("far", 0.5, 0.0, 5.0, "worth of a meld two tiles short, per pair of unseen copies over the unseen"),
+    Param("near_after", 1.0, 0.0, 5.0, "after opening, the same (a meld of new tiles places them all)"),
+    Param("far_after", 0.5, 0.0, 5.0, "after opening, the same two tiles short"),
+    Param("points_before", 1.0, 0.0, 4.0, "before opening, how much more a meld of 13s is worth than of 1s"),
+    Param("points_after", 0.3, 0.0, 2.0, "after opening, a tile's cost per point on the rack (T-SCORE-2)"),
+    Param("twin", 2.0, 0.0, 20.0, "worth of a second copy where pairs count (T-OPEN-2)"),
+    Param("bridge", 1.0, 0.0, 5.0, "after opening, worth per unseen copy of the tile between it and a table run"),
+    Param("feed", 30.0, 0.0, 100.0, "cost of a discard the next player, opened, could add to the table"),
+    Param("pairs_turn", 3, 1, 8, "own turn from which it opens with pairs when melds fall short", integer=True),
+    Param("reach", 100.0, 0.0, 300.0, "before opening, worth of the chance that the next draw opens"),
+    Param("joker_hold", 3, 0, 22, "after opening, hold jokers for a joker finish while every opponent holds more "
+          "tiles than this", integer=True),
+    Param("look", 4, 1, 8, "before opening, the tiles worth least looked at one draw ahead", integer=True),
+    Param("guard", 5.0, 0.0, 50.0, "cost of a discard the next player, not opened, could open with: its partners"),
+)
+
 FINISHES = ("normal", "joker", "one_turn", "one_turn_joker", "stock_out")  # core.FINISH_*
 OPEN_KINDS = ("melds", "pairs")  # core.OPEN_MELDS, core.OPEN_PAIRS
 
@@ -34,10 +54,12 @@ class Rummy101(Family):
     rules_class = Rummy101Rules
     presets: ClassVar[dict] = PRESETS
     policies = POLICIES
+    expert_params = EXPERT_PARAMS
     balance_example = ("open_points", "81:121", "p_open_by_turn_3=0.5")
     finishes = FINISHES
     kernel_modules = ("sim.deal", "sim.solver.runs", "sim.solver.kernel", "sim.solver.layout",
-                      "sim.games.rummy101.core", "sim.games.rummy101.bots", "sim.games.rummy101.engine")
+                      "sim.games.rummy101.core", "sim.games.rummy101.view", "sim.games.rummy101.expert",
+                      "sim.games.rummy101.bots", "sim.games.rummy101.engine")
     uses_run_table = True
     deals_at = "sim.dealstats:TILE_DEALS"  # the tile deal and the opening solver
     deal_metrics = TILE_DEAL_METRICS
@@ -50,6 +72,7 @@ class Rummy101(Family):
         "stock_out": ("share of rounds ending with the stock exhausted", ("stock_out",)),
         "joker_finish": ("share of rounds won by a joker finish", ("joker", "one_turn_joker")),
     }
+    compared_metrics = ("opened_by_3", "stock_out", "mean_penalty", "seat0_win", "never_opened", "turns")
     referee_checks = "every action checked, scores recomputed"
     # Measured with the standard game (4 players, greedy, seed 1, one worker process on the
     # shared 2-core machine): a run of 40,000 rounds in chunks of 10,000 wrote 1.08 MB

@@ -16,7 +16,13 @@ them lets it go out that turn; it presses the joker button when a joker would li
 let it open, or late; and it avoids discarding a tile the next player, once opened,
 could take and add to the table (T-TAKE-3).
 
-Both play only legal moves, take the discard only when they will use it that turn
+``expert`` (:mod:`.expert`, reading only its seat's :mod:`.view`) opens as greedy does
+with melds, with pairs from its ``pairs_turn``-th turn (or when the stock runs low, or to
+finish); it takes the discard when it will use it this turn, and throws the tile worth
+least to its rack by its unseen outs, keeping high tiles before opening and shedding them
+after, and not feeding the next player's additions.
+
+All play only legal moves, take the discard only when they will use it that turn
 (T-TAKE-2, T-TAKE-3), recover jokers whenever they can (T-JOKER-1), lay no new meld on
 their opening turn once the opening is down (T-OPEN-3), never throw a joker unless
 finishing with it, and finish with a joker whenever they can, also on a turn they open
@@ -51,11 +57,13 @@ from sim.games.rummy101.core import (
     points_threshold,
     rack_tiles,
 )
-from sim.jit import I1, I2, boolean, i64, kernel
+from sim.games.rummy101.expert import X_PAIRS_TURN, expert_discard, holds_jokers
+from sim.games.rummy101.view import seat_view
+from sim.jit import F2, I1, I2, boolean, i64, kernel
 from sim.solver.kernel import most_pairs
 from sim.tiles import JOKER, KINDS, NUMBERS
 
-GREEDY, CAREFUL = 0, 1  # indices in sim.games.rummy101.POLICIES
+GREEDY, CAREFUL, EXPERT = 0, 1, 2  # indices in sim.games.rummy101.POLICIES
 HOLD_BACK_MARGIN = 12  # careful, increasing mode: an opening this close to the bar waits
 BUTTON_NEAR = 25  # careful presses the button this close to the opening threshold
 
@@ -76,8 +84,8 @@ def needs_tile(rack, tile, value, S, space):
     return value > without
 
 
-@kernel(i64, I1, i64, I2, I1, I1, SOLVER_ARRAYS, SOLVER_SPACE, i64, boolean)
-def opening_choice(p, rack, forced, ps, g, rp, S, space, deck_len, finishing):
+@kernel(i64, I1, i64, I2, I1, I1, SOLVER_ARRAYS, SOLVER_SPACE, i64, boolean, F2)
+def opening_choice(p, rack, forced, ps, g, rp, S, space, deck_len, finishing, tune):
     """How ``p`` opens now from ``rack``: OPEN_NONE, OPEN_MELDS or OPEN_PAIRS.
 
     ``forced`` is the discard just taken (T-TAKE-2): the opening must hold it, which for
@@ -101,6 +109,11 @@ def opening_choice(p, rack, forced, ps, g, rp, S, space, deck_len, finishing):
         return OPEN_PAIRS if pairs_ok else OPEN_NONE
     players = rp[RP_PLAYERS]
     stock = stock_left(g, deck_len)
+    if ps[p, PS_POLICY] == EXPERT:
+        if melds_ok:
+            return OPEN_MELDS
+        late = ps[p, PS_TURNS] >= tune[p, X_PAIRS_TURN] or stock < 2 * players
+        return OPEN_PAIRS if pairs_ok and (finishing or forced >= 0 or late) else OPEN_NONE
     if melds_ok:
         small = value < points_threshold(g, rp) + HOLD_BACK_MARGIN
         if (rp[RP_INCREASING] and small and forced < 0 and not finishing
@@ -135,7 +148,7 @@ def taken_use(p, tile, racks, table, ps, g, rp, S, space, keep):
 
 
 @kernel(inline=True)
-def wants_discard(p, tile, racks, table, ps, g, rp, S, space, deck_len):
+def wants_discard(p, tile, racks, table, ps, g, rp, S, space, deck_len, tune):
     """Take the previous player's discard? Only when it will be used this turn."""
     rack = racks[p]
     if tile == JOKER and rack[JOKER] >= RACK_JOKERS:
@@ -144,7 +157,7 @@ def wants_discard(p, tile, racks, table, ps, g, rp, S, space, deck_len):
     use = False
     kind = ps[p, PS_OPEN_KIND]
     if kind == OPEN_NONE:
-        use = opening_choice(p, rack, tile, ps, g, rp, S, space, deck_len, False) != OPEN_NONE
+        use = opening_choice(p, rack, tile, ps, g, rp, S, space, deck_len, False, tune) != OPEN_NONE
     else:
         use = taken_use(p, tile, racks, table, ps, g, rp, S, space, rp[RP_KEEP] == 1) != USE_NONE
     rack[tile] -= 1
@@ -156,7 +169,7 @@ def wants_button(p, racks, ps, g, rp, S, space, deck_len):
     """Press the joker button instead of drawing (T-BTN-1)?"""
     if racks[p, JOKER] >= RACK_JOKERS:
         return False
-    if ps[p, PS_POLICY] == GREEDY:
+    if ps[p, PS_POLICY] != CAREFUL:
         return True
     stock = stock_left(g, deck_len)
     rack = racks[p]
@@ -169,8 +182,12 @@ def wants_button(p, racks, ps, g, rp, S, space, deck_len):
 
 
 @kernel(inline=True)
-def keeps_jokers(p, ps, g, rp, deck_len):
-    """Lay down new melds without jokers after opening (careful, while the stock lasts)."""
+def keeps_jokers(p, racks, table, ps, g, rp, deck_len, tune, seen):
+    """Lay down new melds without jokers after opening, holding them for a joker finish
+    (T-FIN-2): careful while the stock lasts, the expert while every opponent holds more
+    than ``joker_hold`` tiles (:func:`.expert.holds_jokers`)."""
+    if ps[p, PS_POLICY] == EXPERT:
+        return holds_jokers(seat_view(p, racks, table, ps, g, rp, deck_len, seen), rp, tune[p])
     return ps[p, PS_POLICY] == CAREFUL and stock_left(g, deck_len) > 2 * rp[RP_PLAYERS]
 
 
@@ -194,10 +211,12 @@ def _usefulness(rack, k, pairs_matter):
 
 
 @kernel(inline=True)
-def discard_choice(p, racks, table, ps, g, rp):
+def discard_choice(p, racks, table, ps, g, rp, deck_len, tune, seen, S, space):
     """The tile to throw (T-TURN-2): the least useful, the highest of those first; never a
     joker while another tile is left. Careful avoids tiles the next player, if opened,
-    could add to the table."""
+    could add to the table; the expert judges from its view (:func:`.expert.expert_discard`)."""
+    if ps[p, PS_POLICY] == EXPERT:
+        return expert_discard(seat_view(p, racks, table, ps, g, rp, deck_len, seen), rp, tune[p], S, space)
     rack = racks[p]
     players = rp[RP_PLAYERS]
     nxt = (p + 1) % players

@@ -53,6 +53,7 @@ from sim.games.rummy101.core import (
     G_LAST_DISCARD,
     G_LAST_DISCARDER,
     G_LEN,
+    G_NEVENTS,
     G_NTABLE,
     G_OPENERS,
     G_STOCK,
@@ -104,7 +105,8 @@ from sim.games.rummy101.core import (
     score_round,
     take_meld_from_rack,
 )
-from sim.jit import I1, I2, I3, U1, boolean, copy_row, copy_rows, i64, kernel, tuple_of
+from sim.games.rummy101.view import SEEN, Seen
+from sim.jit import F2, I1, I2, I3, U1, boolean, copy_row, copy_rows, i64, kernel, tuple_of
 from sim.solver.kernel import LEAF_LEN, new_space
 from sim.solver.layout import MAX_LAID, MELD_FIELDS
 from sim.solver.runs import new_run_space
@@ -113,7 +115,7 @@ from sim.tiles import COUNTS_LEN, JOKER, KINDS
 # The scratch copy of the state for trying a joker finish, and everything a round needs
 # (see new_round_space): argument types of the kernels (sim.jit).
 SCRATCH = tuple_of(I2, I2, I2, I1)
-ROUND_SPACE = tuple_of(I2, I2, I2, I1, SOLVER_SPACE, I2, SCRATCH, I1, U1)
+ROUND_SPACE = tuple_of(I2, I2, I2, I1, SOLVER_SPACE, I2, SCRATCH, I1, U1, F2, SEEN)
 
 # Per-round and per-player output columns of play_rounds.
 R_FINISH, R_WINNER, R_TURNS, R_STOCK_LEFT, R_ERROR = range(5)
@@ -233,20 +235,20 @@ def lay_more(p, racks, table, ps, g, rp, events, S, space, rows, keep, no_jokers
             return swapped
 
 
-@kernel(i64, i64, I2, I2, I2, I1, I1, I2, SOLVER_ARRAYS, SOLVER_SPACE, I2, i64, boolean, boolean)
-def act(p, took, racks, table, ps, g, rp, events, S, space, rows, deck_len, keep, finishing):
+@kernel(i64, i64, I2, I2, I2, I1, I1, I2, SOLVER_ARRAYS, SOLVER_SPACE, I2, i64, boolean, boolean, F2, SEEN)
+def act(p, took, racks, table, ps, g, rp, events, S, space, rows, deck_len, keep, finishing, tune, seen):
     """Everything between the take and the discard (T-TURN-1 step 2). Returns False if a
     discard taken was not used (T-TAKE-2, T-TAKE-3): a bot error."""
     before = racks[p, took] if took >= 0 else 0
     opening_turn = ps[p, PS_OPEN_KIND] == OPEN_NONE
     if opening_turn:
-        choice = opening_choice(p, racks[p], took, ps, g, rp, S, space, deck_len, finishing)
+        choice = opening_choice(p, racks[p], took, ps, g, rp, S, space, deck_len, finishing, tune)
         if choice == OPEN_NONE:
             return took < 0
         open_now(p, choice, took, racks, table, ps, g, rp, events, S, space, rows, keep)
     elif took >= 0:
         use_taken(p, took, racks, table, ps, g, rp, events, S, space, rows, keep)
-    no_jokers = keeps_jokers(p, ps, g, rp, deck_len) and not finishing
+    no_jokers = not finishing and keeps_jokers(p, racks, table, ps, g, rp, deck_len, tune, seen)
     swapped = lay_more(p, racks, table, ps, g, rp, events, S, space, rows, keep, no_jokers, took,
                        opening_turn)
     return took < 0 or racks[p, took] + swapped < before
@@ -264,21 +266,21 @@ def _copy_state(racks, table, ps, g, c_racks, c_table, c_ps, c_g):
 
 @kernel(inline=True)
 def joker_finish_possible(p, took, racks, table, ps, g, rp, events, S, space, rows, deck_len,
-                          scratch):
+                          scratch, tune, seen):
     """Could ``p`` lay down everything but one joker this turn and throw it (T-FIN-2)?
     Tried on a copy of the state."""
     c_racks, c_table, c_ps, c_g = scratch
     _copy_state(racks, table, ps, g, c_racks, c_table, c_ps, c_g)
     c_racks[p, JOKER] -= 1
-    used = act(p, took, c_racks, c_table, c_ps, c_g, rp, events, S, space, rows, deck_len, False, True)
+    used = act(p, took, c_racks, c_table, c_ps, c_g, rp, events, S, space, rows, deck_len, False, True, tune, seen)
     return used and c_ps[p, PS_OPEN_KIND] != OPEN_NONE and rack_tiles(c_racks[p]) == 0
 
 
 # play_turn is a kernel of its own, not inlined: numba's inlining copies a helper's IR
 # block by block, each copy with all the helper's variables, and play_turn (with all that
 # is inlined into it) would cost play_rounds half its compile time.
-@kernel(i64, boolean, I1, I2, I2, I2, I1, I1, I2, SOLVER_ARRAYS, SOLVER_SPACE, I2, SCRATCH)
-def play_turn(p, first, deck, racks, table, ps, g, rp, events, S, space, rows, scratch):
+@kernel(i64, boolean, I1, I2, I2, I2, I1, I1, I2, SOLVER_ARRAYS, SOLVER_SPACE, I2, SCRATCH, F2, SEEN)
+def play_turn(p, first, deck, racks, table, ps, g, rp, events, S, space, rows, scratch, tune, seen):
     """One turn of player ``p``; True when the round is over."""
     deck_len = deck.shape[0]
     g[G_TURNS] += 1
@@ -289,8 +291,9 @@ def play_turn(p, first, deck, racks, table, ps, g, rp, events, S, space, rows, s
     took = -1
     if not first:
         d = g[G_LAST_DISCARD]
-        if d >= 0 and wants_discard(p, d, racks, table, ps, g, rp, S, space, deck_len):
+        if d >= 0 and wants_discard(p, d, racks, table, ps, g, rp, S, space, deck_len, tune):
             rack[d] += 1
+            seen.pile[d] -= 1  # off the pile, onto the table this turn (T-TAKE-2, T-TAKE-3)
             took = d
             g[G_LAST_DISCARD] = -1
             event(events, g, EV_TAKE, p, d)  # T-TAKE-1..4
@@ -315,21 +318,21 @@ def play_turn(p, first, deck, racks, table, ps, g, rp, events, S, space, rows, s
     discard_only = first and rp[RP_STARTER_MAY_OPEN] == 0  # T-SET-2 with starter_may_open false
     if spare > 0 and not discard_only:
         joker_finish = joker_finish_possible(p, took, racks, table, ps, g, rp, events, S, space,
-                                             rows, deck_len, scratch)
+                                             rows, deck_len, scratch, tune, seen)
     if discard_only:
         used = True
     elif joker_finish:
         rack[JOKER] -= 1
-        used = act(p, took, racks, table, ps, g, rp, events, S, space, rows, deck_len, False, True)
+        used = act(p, took, racks, table, ps, g, rp, events, S, space, rows, deck_len, False, True, tune, seen)
         rack[JOKER] += 1
     else:
         used = act(p, took, racks, table, ps, g, rp, events, S, space, rows, deck_len,
-                   rp[RP_KEEP] == 1, False)
+                   rp[RP_KEEP] == 1, False, tune, seen)
     if not used:
         g[G_ERROR] = ERR_UNUSED_DISCARD
     if rack[JOKER] > RACK_JOKERS:
         g[G_ERROR] = ERR_JOKERS
-    tile = JOKER if joker_finish else discard_choice(p, racks, table, ps, g, rp)
+    tile = JOKER if joker_finish else discard_choice(p, racks, table, ps, g, rp, deck_len, tune, seen, S, space)
     rack[tile] -= 1
     event(events, g, EV_DISCARD, p, tile)
     if rack_tiles(rack) == 0:  # T-FIN-1
@@ -344,12 +347,14 @@ def play_turn(p, first, deck, racks, table, ps, g, rp, events, S, space, rows, s
         return True
     g[G_LAST_DISCARD] = tile
     g[G_LAST_DISCARDER] = p
+    seen.pile[tile] += 1  # thrown face up (T-TURN-2): every seat sees it
     return False
 
 
-@kernel(i64, i64, i64, entry=True)
-def new_round_space(n_states, players, set_jokers):
-    """Everything one round needs, allocated once per chunk."""
+@kernel(i64, i64, i64, F2, entry=True)
+def new_round_space(n_states, players, set_jokers, tune):
+    """Everything one round needs, allocated once per chunk; ``tune``: each seat's row of
+    the expert's constants (:func:`sim.games.family.expert_tune`)."""
     return (
         np.zeros((players, COUNTS_LEN), dtype=np.int64),  # racks
         np.zeros((MAX_TABLE, TABLE_FIELDS), dtype=np.int64),  # table
@@ -363,15 +368,21 @@ def new_round_space(n_states, players, set_jokers):
          np.zeros(G_LEN, dtype=np.int64)),  # scratch copy for trying a joker finish
         full_deck(set_jokers),  # the round's tiles
         np.zeros(4, dtype=np.uint64),  # random words for the shuffle
+        tune,
+        Seen(np.zeros(COUNTS_LEN, dtype=np.int64), np.zeros(COUNTS_LEN, dtype=np.int64),
+             np.zeros(players, dtype=np.int64)),  # the pile and a view's scratch (sim.games.rummy101.view)
     )
 
 
 @kernel(inline=True)
-def play_round(deck, rp, policies, S, rs, events, trace):
-    """Play one round from the tile order ``deck`` (jit-compiled); results stay in ``rs``."""
-    racks, table, ps, g, space, rows, scratch, _, _ = rs
+def play_round(deck, rp, policies, S, rs, events, trace, stop):
+    """Play one round from the tile order ``deck`` (jit-compiled); results stay in ``rs``.
+    ``stop`` >= 0: stop before the round's turn ``stop + 1`` (after ``stop`` turns), unscored.
+    Returns ``(seat to move, whether it is the round's first turn, whether it is over)``."""
+    racks, table, ps, g, space, rows, scratch, _, _, tune, seen = rs
     players = rp[RP_PLAYERS]
     racks[:, :] = 0
+    seen.pile[:] = 0
     ps[:, :] = 0
     g[:] = 0
     g[G_LAST_DISCARD] = -1
@@ -391,7 +402,9 @@ def play_round(deck, rp, policies, S, rs, events, trace):
     p = 0
     first = True
     while True:
-        if play_turn(p, first, deck, racks, table, ps, g, rp, events, S, space, rows, scratch):
+        if g[G_TURNS] == stop:
+            return p, first, False
+        if play_turn(p, first, deck, racks, table, ps, g, rp, events, S, space, rows, scratch, tune, seen):
             break
         first = False
         if g[G_TURNS] >= MAX_TURNS:
@@ -399,6 +412,7 @@ def play_round(deck, rp, policies, S, rs, events, trace):
             break
         p = (p + 1) % players
     score_round(racks, ps, g, rp, events)
+    return p, first, True
 
 
 @kernel(i64, i64, i64, I1, I1, SOLVER_ARRAYS, ROUND_SPACE, I1, I2, boolean, I2, I3, entry=True)
@@ -409,13 +423,13 @@ def play_rounds(seed, start, count, rp, policies, S, rs, deck_in, events, trace,
     tiles (scenario rounds); ``trace`` fills ``events``. The one entry point of the
     engine: the runner and the trace share its compiled code."""
     players = rp[RP_PLAYERS]
-    _, _, ps, g, _, _, _, deck_buffer, bits = rs
+    _, _, ps, g, _, _, _, deck_buffer, bits, _, _ = rs
     for i in range(count):
         deck = deck_in
         if deck_in.shape[0] == 0:
             deal_round(seed, start + i, deck_buffer, bits, rp[RP_DUPLICATE], rp[RP_RACK], rp[RP_STARTER_EXTRA])
             deck = deck_buffer
-        play_round(deck, rp, policies, S, rs, events, trace)
+        play_round(deck, rp, policies, S, rs, events, trace, -1)
         out_rounds[i, R_FINISH] = g[G_FINISH]
         out_rounds[i, R_WINNER] = g[G_WINNER]
         out_rounds[i, R_TURNS] = g[G_TURNS]
@@ -433,3 +447,25 @@ def play_rounds(seed, start, count, rp, policies, S, rs, deck_in, events, trace,
             out_players[i, p, P_OPEN_ORDER] = ps[p, PS_OPEN_ORDER]
             out_players[i, p, P_BUTTON_TURN] = ps[p, PS_BUTTON_TURN]
             out_players[i, p, P_TURNS] = ps[p, PS_TURNS]
+
+
+# --- a round stopped at a decision, for the information-set test of the bots -------------------
+
+
+@kernel(I1, I1, I1, SOLVER_ARRAYS, ROUND_SPACE, I2, i64, entry=True)
+def play_until(deck, rp, policies, S, rs, events, stop):
+    """Deal ``deck`` and play the round's first ``stop`` turns in ``rs`` (untraced), leaving
+    its full state there: ``(seat to move, whether it is the first turn, whether the round
+    ended before)`` (jit-compiled)."""
+    return play_round(deck, rp, policies, S, rs, events, False, stop)
+
+
+@kernel(i64, boolean, I1, I1, SOLVER_ARRAYS, ROUND_SPACE, I2, entry=True)
+def play_next_turn(p, first, deck, rp, S, rs, events):
+    """Play seat ``p``'s turn from the state in ``rs`` with the trace on, its actions alone
+    in ``events``; returns their number (jit-compiled)."""
+    racks, table, ps, g, space, rows, scratch, _, _, tune, seen = rs
+    g[G_TRACE] = 1
+    g[G_NEVENTS] = 0
+    play_turn(p, first, deck, racks, table, ps, g, rp, events, S, space, rows, scratch, tune, seen)
+    return g[G_NEVENTS]

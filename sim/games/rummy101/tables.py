@@ -41,14 +41,14 @@ def chunk_tables(rules: Rules, seed: int, start: int, count: int, policies: list
                  drop: tuple[str, ...] = (), duplicate: bool = False,
                  tune: np.ndarray | None = None) -> dict[str, pl.DataFrame]:
     """Play rounds ``start .. start+count-1`` (``duplicate``: deals played once per seat
-    rotation); the ``rounds`` and ``players`` tables. Columns named in ``drop`` (the
-    hive partition's) are left to the path."""
+    rotation; ``tune``: the expert's constants per seat); the ``rounds`` and ``players``
+    tables. Columns named in ``drop`` (the hive partition's) are left to the path."""
     from sim.games.rummy101 import core
     from sim.games.rummy101 import engine as rnd
     from sim.games.rummy101.play import play_chunk, policy_codes
 
     codes = policy_codes(policies, rules.players)
-    res = play_chunk(rules, seed, start, count, codes, duplicate=duplicate)
+    res = play_chunk(rules, seed, start, count, codes, duplicate=duplicate, tune=tune)
     r, p = res.rounds, res.players
     check_engine_errors(r[:, rnd.R_ERROR], start)
     round_id = np.arange(start, start + count, dtype=np.int64)
