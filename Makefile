@@ -124,17 +124,24 @@ reference-expert-sweeps: $(VENV)/.core
 # (K-JOKER-2: bound, free), 2-4 players, in seven paired sweeps of 5,000 rounds per
 # variant (wrap_runs: 150, its rounds are many times slower to solve); about 40-50 minutes
 # on 2 cores, nearly all of it the four-player wrap_runs rounds, a few positions of one
-# round above all (issue 26: the table solver's tail), the other sweeps 4-5 minutes. Reruns skip what data/reference holds.
+# round above all (issue 26: the table solver's tail), the other sweeps 4-5 minutes; then the
+# same sweeps with every seat expert (data/reference/rummikub/expert: the same seed, so the
+# same tiles), set beside the greedy ones in the report (issue 27). Reruns skip what
+# data/reference holds.
 RK := $(REF)/rummikub
 RK_RULES := open_points=30,50 joker_penalty=30,25 locked_jokers=false,true easing_open=false,true \
 	last_call=false,true wrap_runs=false,true joker_moves=bound,free
 reference-rummikub: $(VENV)/.core
-	for rule in $(RK_RULES); do \
-		rounds=5000; [ "$${rule%%=*}" = wrap_runs ] && rounds=150; \
-		$(BIN)/sim sweep --preset rummikub --grid players=2,3,4 --grid $$rule --rounds $$rounds --seed 2026 \
-			--chunk 1000 --out $(RK)/$${rule%%=*} || exit 1; \
+	for policy in greedy expert; do \
+		to=$(RK); [ $$policy = expert ] && to=$(RK)/expert; \
+		for rule in $(RK_RULES); do \
+			rounds=5000; [ "$${rule%%=*}" = wrap_runs ] && rounds=150; \
+			$(BIN)/sim sweep --preset rummikub --grid players=2,3,4 --grid $$rule --rounds $$rounds --seed 2026 \
+				--chunk 1000 --policy $$policy --out $$to/$${rule%%=*} || exit 1; \
+		done; \
 	done
 	$(BIN)/sim report $(foreach r,$(RK_RULES),--data $(RK)/$(firstword $(subst =, ,$(r)))) \
+		$(foreach r,$(RK_RULES),--data $(RK)/expert/$(firstword $(subst =, ,$(r)))) \
 		--notes reports/reference-rummikub-notes.md --baseline players=4 --out reports/reference-rummikub
 
 # The reference report's card part (reports/reference-cards): solo matches of 2-4 players to
