@@ -1,6 +1,6 @@
 """Card Rummy 101 matches (docs/rules.md section C): the engine against the independent referee
 (sim.games.cards.referee) over random matches of 2-4 players, solo and partners, one and
-two decks and both bots; scenario hands from fixed card orders for every end and every
+two decks and the three bots; scenario hands from fixed card orders for every end and every
 scoring line; the referee catching broken traces; the published JSON schema; the tables
 and their consistency, the same whatever the chunking and paired across variants."""
 
@@ -24,8 +24,9 @@ from sim.tiles import card_name, parse_card
 CARDS = sim.preset("rummy101-cards")
 TABLES = [  # players, partners, decks
     (2, False, 1), (3, False, 1), (4, False, 1), (4, True, 1), (4, False, 2), (4, True, 2)]
-MIXES = (["greedy"], ["careful"], ["greedy", "careful", "careful", "greedy"])
-MATCHES = 120  # per table and bot mix: 6 x 3 x 120 = 2,160 refereed matches
+MIXES = (["greedy"], ["careful"], ["expert"], ["greedy", "careful", "careful", "greedy"],
+         ["expert", "greedy", "careful", "expert"])
+MATCHES = 120  # per table and bot mix: 6 x 5 x 120 = 3,600 refereed matches, 1,440 of them with experts
 
 
 def traced(rules, seed, match_id, policies, fixed=None):
@@ -470,7 +471,7 @@ def match_settings(draw):
                "decks": draw(st.sampled_from([1, 2])) if four else 1,
                "target": draw(st.sampled_from([1, 30, 101, 250])),
                "hand_size": draw(st.sampled_from([0, 0, 5, 9])), "rummy_factor": draw(st.integers(1, 4))}
-    mix = draw(st.lists(st.sampled_from(["greedy", "careful"]), min_size=players, max_size=players))
+    mix = draw(st.lists(st.sampled_from(["greedy", "careful", "expert"]), min_size=players, max_size=players))
     return CARDS.replace(**changes), mix, draw(st.integers(0, 2**40)), draw(st.integers(0, 10**6))
 
 

@@ -19,11 +19,30 @@ The modules, from the rules to the data:
 from typing import ClassVar
 
 from sim.games.cards.rules import PRESETS, CardRules
-from sim.games.family import Costs, Family
+from sim.games.family import Costs, Family, Param
 from sim.precision import Metric
 
 HAND_MODULES = ("sim.deal", "sim.games.cards.hand")
-POLICIES = ("greedy", "careful")  # engine.POLICY_GREEDY, POLICY_CAREFUL
+POLICIES = ("greedy", "careful", "expert")  # engine.POLICY_GREEDY, POLICY_CAREFUL, POLICY_EXPERT
+# The expert's tuning constants (sim.games.cards.expert reads them by name, X_*), in the
+# order of a ``tune`` row. The defaults: see the README's "How strong the experts are".
+EXPERT_PARAMS = (
+    Param("near", 1.0, 0.0, 5.0, "worth per unseen copy of a card that would complete a meld with it"),
+    Param("far", 0.1, 0.0, 1.0, "worth of a lone card per pair of unseen cards that would meld with it"),
+    Param("points", 0.1, 0.0, 1.0, "cost of a kept card per point (C-SCORE-1: the winner scores them)"),
+    Param("points_close", 0.5, 0.0, 3.0, "the same once an opponent is close to going out"),
+    Param("close", 3, 1, 7, "an opponent holding this many cards or fewer is close to going out", integer=True),
+    Param("feed", 4.0, 0.0, 20.0, "cost of a discard that lays off on a table meld"),
+    Param("watch", 3.0, 0.0, 20.0, "cost of a discard near the card the next player last took"),
+    Param("meld", 2.0, 0.0, 5.0, "worth per point the hand can lay down, when weighing the discard on the pile"),
+    # not below 0: a take must gain, or two experts could pass the pile's cards back and forth
+    # and the hand never reach the stock's end (C-WASH-1)
+    Param("take", 3.0, 0.0, 10.0, "what a stock card brings on average, against taking the discard"),
+    Param("hold_cards", 3, 0, 7, "lay melds down once an opponent holds this many cards or fewer", integer=True),
+    Param("hold_stock", 1.0, 0.0, 5.0, "lay melds down once the stock is down to this many cards a player"),
+    Param("hold_points", 200.0, 20.0, 300.0, "lay melds down once they are worth this many points"),
+    Param("reach", 0.0, 0.0, 100.0, "lay melds down once an opponent is this many points from the target"),
+)
 FINISHES = ("out", "rummy", "wash")  # engine.FINISH_*
 # The --until-ci metrics of card deal-stats (sim.games.cards.deals measures them); here, where
 # `sim deal-stats --help` reads them without importing numba.
@@ -46,9 +65,10 @@ class CardRummy(Family):
     tables = ("matches", "hands", "players")
     id_column = "match_id"
     policies = POLICIES
+    expert_params = EXPERT_PARAMS
     balance_example = ("target", "51:151", "mean_hands=4")
     finishes = FINISHES
-    kernel_modules = (*HAND_MODULES, "sim.games.cards.engine")
+    kernel_modules = (*HAND_MODULES, "sim.games.cards.view", "sim.games.cards.expert", "sim.games.cards.engine")
     other_workloads = ((HAND_SOLVER, HAND_MODULES),)
     deal_metrics = DEAL_METRICS
     public: ClassVar[dict] = {"LayDown": "handplay", "best_lay_down": "handplay"}

@@ -31,7 +31,15 @@ The bots (``policies`` per seat):
   last case it also sheds its highest card whatever it is worth to the hand; and it never
   throws, while it has another choice, a card that lays off on a table meld or that is
   near (same rank, or same suit within two) the last card the next player took from the
-  discard pile.
+  discard pile;
+- ``expert`` (:data:`POLICY_EXPERT`, :mod:`.expert`) decides from its seat's view alone
+  (:mod:`.view`): it weighs each card by its unseen outs against its points, takes the
+  discard when it goes out or is worth more than a stock card, holds its melds for rummy
+  while no opponent is close, and does not feed the table or the next player's
+  collection.
+
+Every bot sees a discard that goes out: with the cards of the hand between it and a table
+run it lays off at the run's foot or top (:func:`.hand.useful`).
 
 Everything here works on integer arrays: ``rp`` the rules (``RP_*``, built by
 :func:`sim.games.cards.play.rules_params`), ``hands[p, 52]`` count vectors, ``table``
@@ -45,12 +53,12 @@ from collections import namedtuple
 import numpy as np
 
 from sim.deal import STREAM_CARD_MATCHES, below, philox_block
+from sim.games.cards.expert import X_TAKE, expert_discard, expert_lays, hand_worth, is_close, leaves
 from sim.games.cards.hand import (
     CARDS,
     MELD_RUN,
     MELD_SET,
     OP_LAYOFF,
-    OP_LEAVE,
     OP_RUN,
     OP_SET,
     R_BEST,
@@ -61,16 +69,19 @@ from sim.games.cards.hand import (
     RANKS,
     STEPS,
     SUITS,
-    _search,
     card_value,
+    fits,
+    solve,
+    useful,
 )
-from sim.jit import I1, I2, I3, U1, boolean, copy_row, i64, kernel, record_of
+from sim.games.cards.view import seat_view
+from sim.jit import F2, I1, I2, I3, U1, boolean, copy_row, i64, kernel, record_of
 
 # The rules as integers (rp).
 RP_PLAYERS, RP_SIZE, RP_DECKS, RP_TARGET, RP_PARTNERS, RP_RUMMY, RP_RUMMY_LAYOFFS, RP_DUPLICATE, RP_LEN = range(9)
 # RP_DUPLICATE is not a rule: the players with ``--duplicate`` (every match's hands played
 # once per seat rotation, see deal_of), else 0.
-POLICY_GREEDY, POLICY_CAREFUL = 0, 1
+POLICY_GREEDY, POLICY_CAREFUL, POLICY_EXPERT = 0, 1, 2
 FINISH_OUT, FINISH_RUMMY, FINISH_WASH = 0, 1, 2
 # One row per match (out_m).
 M_HANDS, M_WASHES, M_WINNER, M_WINNER_TOTAL, M_RUNNER_UP, M_FIRST_DEALER, M_ERROR, M_LEN = range(8)
@@ -78,7 +89,7 @@ M_HANDS, M_WASHES, M_WINNER, M_WINNER_TOTAL, M_RUNNER_UP, M_FIRST_DEALER, M_ERRO
 H_MATCH, H_HAND, H_DEALER, H_FINISH, H_WINNER, H_POINTS, H_TURNS, H_STOCK_LEFT, H_LEN = range(9)
 P_MELDED, P_CARDS_LEFT, P_HAND_VALUE, P_SCORE, P_TOTAL, P_LEN = range(6)
 # A seat's state in the hand being played (seats).
-S_MELDED, S_ANY, S_TAKE, S_TURN, S_LEN = range(5)
+S_MELDED, S_ANY, S_TURN, S_LEN = range(4)
 # The trace: one row per action (EV_*), the hands at each hand's end in ``ends``.
 EV_HAND, EV_SEAT, EV_TURN, EV_ACTION, EV_A, EV_B, EV_C, EV_D, EV_FIELDS = range(9)
 # draw (card, 0 stock / 1 discard), meld (the row kind, key, a, b), layoff (card, meld
@@ -98,15 +109,17 @@ REACH = 20  # careful: an opponent this many points a hand short of the target i
 # reference counting (sim.jit): a counted kernel would count every array it reads from a
 # record in and out, atomic operations that cost a quarter of the engine's speed. A
 # chunk's setup:
-# the seed, the rules (rp), each seat's bot and the card orders of a scenario's first
-# hands (``fixed``, one row a hand).
-Setup = namedtuple("Setup", "seed rp policies fixed")
-SETUP = record_of(Setup, i64, I1, I1, I2)
+# the seed, the rules (rp), each seat's bot, the card orders of a scenario's first hands
+# (``fixed``, one row a hand) and each seat's expert constants (``tune``, a row a seat).
+Setup = namedtuple("Setup", "seed rp policies fixed tune")
+SETUP = record_of(Setup, i64, I1, I1, I2, F2)
 # The hand in play, allocated once per chunk: the deck in dealing order, the hands (count
 # vectors), the table's melds, the discard pile, each seat's state (S_*), the hand
-# solver's arrangements and result, and the discard choice's scratch.
-HandState = namedtuple("HandState", "deck hands table pile seats paths result kept")
-HAND_STATE = record_of(HandState, I1, I2, I2, I1, I2, I3, I1, I1)
+# solver's arrangements and result, the discard choice's scratch, the last card each seat
+# took from the pile (-1: none this hand), and scratch for a seat's view (what it has not
+# seen, every seat's number of cards).
+HandState = namedtuple("HandState", "deck hands table pile seats paths result kept takes unseen sizes")
+HAND_STATE = record_of(HandState, I1, I2, I2, I1, I2, I3, I1, I1, I1, I1, I1)
 # The trace: one row per action (EV_*), the hands at each hand's end, the counters (G_*),
 # and whether the chunk is traced at all.
 Trace = namedtuple("Trace", "ev ends g tracing")
@@ -171,49 +184,6 @@ def hand_deck(seed, match_id, hand, decks):
 
 
 @kernel(inline=True)
-def _fits(c, table, nt):
-    """Whether card ``c`` lays off on one of the ``nt`` table melds."""
-    suit, rank = c // RANKS, c % RANKS + 1
-    for i in range(nt):
-        kind, key, a, b = table[i, 0], table[i, 1], table[i, 2], table[i, 3]
-        if kind == MELD_SET:
-            if key == rank and (a >> suit) & 1 == 0 and (a == 7 or a == 11 or a == 13 or a == 14):
-                return True
-        elif key == suit and (b == rank - 1 or a == rank + 1):
-            return True
-    return False
-
-
-@kernel(inline=True)
-def _useful(h, c, table, nt):
-    """Whether card ``c`` could be melded with the cards of ``h`` or laid off now: a quick
-    test before the solver is asked (a card failing it adds nothing to a lay-down)."""
-    suit, rank = c // RANKS, c % RANKS + 1
-    alike = 0
-    for s in range(SUITS):
-        if s != suit and h[s * RANKS + rank - 1] > 0:
-            alike += 1
-    if alike >= 2:
-        return True
-    lo1 = rank >= 2 and h[c - 1] > 0
-    lo2 = rank >= 3 and h[c - 2] > 0
-    hi1 = rank <= RANKS - 1 and h[c + 1] > 0
-    hi2 = rank <= RANKS - 2 and h[c + 2] > 0
-    if (lo1 and lo2) or (lo1 and hi1) or (hi1 and hi2):
-        return True
-    return _fits(c, table, nt)
-
-
-@kernel(inline=True)
-def _solve(h, table, nt, forbid, paths, result):
-    """The hand solver on ``h`` and the table: ``result`` (``R_*``), the best and the out
-    arrangements in ``paths[1]`` and ``paths[2]``."""
-    result[:] = 0
-    result[R_BEST] = -1
-    _search(h, table, nt, 0, 0, 0, paths[0], paths[1], paths[2], result, forbid)
-
-
-@kernel(inline=True)
 def _lays_off(path, steps):
     """Whether arrangement ``path`` lays a card off on a table meld."""
     for d in range(steps):
@@ -234,6 +204,14 @@ def _emit(tr, hand, seat, turn, action, a, b, c, d):
     ev[n, EV_HAND], ev[n, EV_SEAT], ev[n, EV_TURN], ev[n, EV_ACTION] = hand, seat, turn, action
     ev[n, EV_A], ev[n, EV_B], ev[n, EV_C], ev[n, EV_D] = a, b, c, d
     g[G_NEVENTS] = n + 1
+
+
+@kernel(inline=True)
+def _throw(hs, tr, hand, seat, turn, card, npile):
+    """C-TURN-1: ``seat`` throws ``card`` face up onto the pile (its ``npile``-th card)."""
+    hs.hands[seat, card] -= 1
+    hs.pile[npile] = card
+    _emit(tr, hand, seat, turn, ACT_DISCARD, card, 0, 0, 0)
 
 
 @kernel(I1, I2, i64, I2, i64, TRACE, i64, i64, i64, counted=False)
@@ -283,10 +261,7 @@ def _discard_choice(h, path, steps, forbid, table, nt, careful, shed, near, left
     """The card to throw among those ``path`` keeps (C-TURN-1: not the card taken from the
     discard pile, unless the hand holds a second copy of it); see the module docstring
     for each bot's order of preference. ``left``: scratch for the kept cards' counts."""
-    left[:] = 0
-    for d in range(steps):
-        if path[d, 0] == OP_LEAVE:
-            left[path[d, 1]] += 1
+    leaves(path, steps, left)
     best, best_key = -1, -1
     for c in range(CARDS):
         if left[c] == 0 or (c == forbid and h[c] < 2):
@@ -301,7 +276,7 @@ def _discard_choice(h, path, steps, forbid, table, nt, careful, shed, near, left
                 useful = True
         key = card_value(c) * 100 + rank * SUITS + suit
         if careful:
-            safe = not _fits(c, table, nt)
+            safe = not fits(c, table, nt)
             if near >= 0:
                 ns, nr = near // RANKS, near % RANKS + 1
                 if nr == rank or (ns == suit and abs(nr - rank) <= 2):
@@ -358,29 +333,62 @@ def _deal(setup, hs, match_id, hand, dealer):
         hands[(dealer + 1 + j) % players, deck[j]] += 1
     hs.pile[0] = deck[size * players]
     seats[:, :] = 0
-    seats[:, S_TAKE] = -1
+    hs.takes[:] = -1
 
 
-@kernel(HAND_STATE, TRACE, i64, i64, i64, i64, i64, i64, counted=False)
-def _draw(hs, tr, hand, seat, turn, nt, npile, stock):
-    """C-TURN-1: ``seat`` draws the discard's top if it adds to what the hand can lay down
-    now, else the stock's; returns ``(forbid, npile, stock)``, ``forbid`` the card it may
-    not throw (the discard taken, unless it holds a second copy) or -1 (jit-compiled)."""
+@kernel(SETUP, HAND_STATE, I1, i64, i64, i64, i64, i64, counted=False)
+def _expert_takes(setup, hs, totals, seat, nt, npile, stock_left, top):
+    """Whether the expert takes ``top``, the discard on the pile: when it goes out with it, or
+    when the hand with it is worth more than the hand now and a stock card
+    (:mod:`.expert`) (jit-compiled)."""
+    rp, tune = setup.rp, setup.tune[seat]
+    players = rp[RP_PLAYERS]
+    h, table, paths, result, left = hs.hands[seat], hs.table, hs.paths, hs.result, hs.kept
+    v = seat_view(seat, hs.hands, table, nt, hs.pile, npile, hs.takes, totals, stock_left, rp[RP_DECKS], hs.unseen,
+                  hs.sizes)
+    close = is_close(v, rp[RP_PARTNERS], tune, players)
+    after = (seat + 1) % players
+    forbid = -1 if h[top] > 0 else top  # C-TURN-1, two decks: the twin held may be discarded
+    h[top] += 1
+    solve(h, table, nt, forbid, paths, result)
+    out = result[R_OUT] == 1
+    leaves(paths[1], result[R_BEST_STEPS], left)
+    throw = expert_discard(v, left, forbid, after, close, tune)
+    with_it = hand_worth(v, left, result[R_BEST], throw, close, tune)
+    h[top] -= 1
+    if out:
+        return True
+    # the hand now, after the throw it would make: against it, a stock card's worth (``take``)
+    solve(h, table, nt, -1, paths, result)
+    leaves(paths[1], result[R_BEST_STEPS], left)
+    throw = expert_discard(v, left, -1, after, close, tune)
+    now = hand_worth(v, left, result[R_BEST], throw, close, tune)
+    return with_it > now + tune[X_TAKE]
+
+
+@kernel(SETUP, HAND_STATE, TRACE, I1, i64, i64, i64, i64, i64, i64, counted=False)
+def _draw(setup, hs, tr, totals, hand, seat, turn, nt, npile, stock):
+    """C-TURN-1: ``seat`` draws the discard's top if its bot takes it (greedy and careful:
+    if it adds to what the hand can lay down now; expert: :func:`_expert_takes`), else the
+    stock's; returns ``(forbid, npile, stock)``, ``forbid`` the card it may not throw (the
+    discard taken, unless it holds a second copy) or -1 (jit-compiled)."""
     h, table, paths, result = hs.hands[seat], hs.table, hs.paths, hs.result
     top = hs.pile[npile - 1] if npile > 0 else -1
     take = False
-    if top >= 0 and _useful(h, top, table, nt):
-        _solve(h, table, nt, -1, paths, result)
+    if top >= 0 and setup.policies[seat] == POLICY_EXPERT:
+        take = _expert_takes(setup, hs, totals, seat, nt, npile, hs.deck.shape[0] - stock, top)
+    elif top >= 0 and useful(h, top, table, nt):
+        solve(h, table, nt, -1, paths, result)
         without = result[R_BEST]
         twin = h[top] > 0  # C-TURN-1, two decks: the twin held may be discarded
         h[top] += 1
-        _solve(h, table, nt, -1 if twin else top, paths, result)
+        solve(h, table, nt, -1 if twin else top, paths, result)
         h[top] -= 1
         take = result[R_BEST] > without
     if take:
         npile -= 1
         card, forbid = top, (-1 if h[top] > 0 else top)
-        hs.seats[seat, S_TAKE] = top
+        hs.takes[seat] = top
     else:
         card, forbid = hs.deck[stock], -1
         stock += 1
@@ -400,19 +408,17 @@ def _go_out(rp, hs, tr, hand, seat, turn, nt, forbid, npile):
     if rummy and rp[RP_RUMMY_LAYOFFS] == 0 and _lays_off(paths[2], result[R_OUT_STEPS]):
         # ...and every card but the discard in its own new melds: an out without
         # lay-offs, if the hand has one, else a plain out
-        _solve(h, table, 0, forbid, paths, result)
+        solve(h, table, 0, forbid, paths, result)
         rummy = result[R_OUT] == 1
         if not rummy:
-            _solve(h, table, nt, forbid, paths, result)
+            solve(h, table, nt, forbid, paths, result)
     nt, placed = _lay_down(h, table, nt, paths[2], result[R_OUT_STEPS], tr, hand, seat, turn)
     hs.seats[seat, S_MELDED] += placed
     last = -1
     for c in range(CARDS):
         if h[c] > 0:
             last = c
-    h[last] -= 1
-    hs.pile[npile] = last
-    _emit(tr, hand, seat, turn, ACT_DISCARD, last, 0, 0, 0)
+    _throw(hs, tr, hand, seat, turn, last, npile)
     points = 0
     for o in range(players):  # C-SCORE-1, C-TEAM-1
         if o != seat and not (partners and o % 2 == seat % 2):
@@ -424,10 +430,34 @@ def _go_out(rp, hs, tr, hand, seat, turn, nt, forbid, npile):
     return (FINISH_RUMMY if rummy else FINISH_OUT), points
 
 
+@kernel(SETUP, HAND_STATE, TRACE, I1, i64, i64, i64, i64, i64, i64, i64, counted=False)
+def _expert_turn(setup, hs, tr, totals, hand, seat, turn, nt, forbid, npile, stock_left):
+    """The expert's turn that does not go out: lay down what the solver found
+    (``hs.paths[1]``) unless it holds it for rummy, then throw the card that costs least
+    (:mod:`.expert`); returns ``(nt, npile)`` (jit-compiled)."""
+    rp, tune = setup.rp, setup.tune[seat]
+    players = rp[RP_PLAYERS]
+    h, table, paths, result, seats, left = hs.hands[seat], hs.table, hs.paths, hs.result, hs.seats, hs.kept
+    v = seat_view(seat, hs.hands, table, nt, hs.pile, npile, hs.takes, totals, stock_left, rp[RP_DECKS], hs.unseen,
+                  hs.sizes)
+    if result[R_BEST] > 0 and expert_lays(v, result[R_BEST], seats[seat, S_ANY] == 1, players, rp[RP_TARGET],
+                                          rp[RP_PARTNERS], rp[RP_RUMMY], tune):
+        nt, placed = _lay_down(h, table, nt, paths[1], result[R_BEST_STEPS], tr, hand, seat, turn)
+        seats[seat, S_MELDED] += placed
+        seats[seat, S_ANY] = 1
+        v = seat_view(seat, hs.hands, table, nt, hs.pile, npile, hs.takes, totals, stock_left, rp[RP_DECKS],
+                      hs.unseen, hs.sizes)
+    leaves(paths[1], result[R_BEST_STEPS], left)
+    throw = expert_discard(v, left, forbid, (seat + 1) % players, is_close(v, rp[RP_PARTNERS], tune, players), tune)
+    _throw(hs, tr, hand, seat, turn, throw, npile)
+    return nt, npile + 1
+
+
 @kernel(I1, boolean, HAND_STATE, TRACE, I1, i64, i64, i64, i64, i64, i64, i64, counted=False)
 def _meld_and_discard(rp, careful, hs, tr, totals, hand, seat, turn, nt, forbid, npile, stock_left):
-    """A turn that does not go out: lay down what the solver found (``hs.paths[1]``) if the
-    bot does now, then discard (C-TURN-1); returns ``(nt, npile)`` (jit-compiled)."""
+    """A turn of greedy or careful that does not go out: lay down what the solver found
+    (``hs.paths[1]``) if the bot does now, then discard (C-TURN-1); returns ``(nt, npile)``
+    (jit-compiled)."""
     h, table, paths, result, seats = hs.hands[seat], hs.table, hs.paths, hs.result, hs.seats
     close, shed = False, False
     if careful:
@@ -436,11 +466,9 @@ def _meld_and_discard(rp, careful, hs, tr, totals, hand, seat, turn, nt, forbid,
         nt, placed = _lay_down(h, table, nt, paths[1], result[R_BEST_STEPS], tr, hand, seat, turn)
         seats[seat, S_MELDED] += placed
         seats[seat, S_ANY] = 1
-    near = seats[(seat + 1) % rp[RP_PLAYERS], S_TAKE]
+    near = hs.takes[(seat + 1) % rp[RP_PLAYERS]]
     throw = _discard_choice(h, paths[1], result[R_BEST_STEPS], forbid, table, nt, careful, shed, near, hs.kept)
-    h[throw] -= 1
-    hs.pile[npile] = throw
-    _emit(tr, hand, seat, turn, ACT_DISCARD, throw, 0, 0, 0)
+    _throw(hs, tr, hand, seat, turn, throw, npile)
     return nt, npile + 1
 
 
@@ -469,14 +497,18 @@ def _play_hand(setup, hs, tr, match_id, hand, dealer, totals, out_h, out_p):
             break
         seats[seat, S_TURN] += 1
         turn = seats[seat, S_TURN]
-        forbid, npile, stock = _draw(hs, tr, hand, seat, turn, nt, npile, stock)
-        _solve(hands[seat], hs.table, nt, forbid, hs.paths, hs.result)
+        forbid, npile, stock = _draw(setup, hs, tr, totals, hand, seat, turn, nt, npile, stock)
+        solve(hands[seat], hs.table, nt, forbid, hs.paths, hs.result)
         if hs.result[R_OUT]:
             finish, points = _go_out(rp, hs, tr, hand, seat, turn, nt, forbid, npile)
             winner = seat
             break
-        careful = setup.policies[seat] == POLICY_CAREFUL
-        nt, npile = _meld_and_discard(rp, careful, hs, tr, totals, hand, seat, turn, nt, forbid, npile, n - stock)
+        if setup.policies[seat] == POLICY_EXPERT:
+            nt, npile = _expert_turn(setup, hs, tr, totals, hand, seat, turn, nt, forbid, npile, n - stock)
+        else:
+            careful = setup.policies[seat] == POLICY_CAREFUL
+            nt, npile = _meld_and_discard(rp, careful, hs, tr, totals, hand, seat, turn, nt, forbid, npile,
+                                          n - stock)
         seat = (seat + 1) % players
     if winner >= 0:
         totals[winner] += points
@@ -497,25 +529,28 @@ def _play_hand(setup, hs, tr, match_id, hand, dealer, totals, out_h, out_p):
     return finish
 
 
-@kernel(i64, i64, i64, I1, I1, I2, I2, I3, boolean, I1, I2, I2, I2, I1, entry=True)
-def play_matches(seed, start, count, rp, policies, fixed, ev, ends, tracing, g, out_m, out_h, out_p, cursor):
+@kernel(i64, i64, i64, I1, I1, I2, F2, I2, I3, boolean, I1, I2, I2, I2, I1, entry=True)
+def play_matches(seed, start, count, rp, policies, fixed, tune, ev, ends, tracing, g, out_m, out_h, out_p, cursor):
     """Play matches ``start .. start+count-1`` (jit-compiled): a row of ``out_m`` each, a
     row of ``out_h`` and ``players`` rows of ``out_p`` per hand from row ``cursor[0]`` on.
     Returns how many matches were played: fewer than ``count`` when the hand rows ran
     out (the caller grows them and goes on from that match; ``cursor`` is left at its
-    first hand)."""
+    first hand). ``tune``: each seat's expert constants (a row a seat)."""
     players, decks, target, partners = rp[RP_PLAYERS], rp[RP_DECKS], rp[RP_TARGET], rp[RP_PARTNERS]
     deck = np.empty(CARDS * decks, dtype=np.int64)
     pile = np.empty(CARDS * decks, dtype=np.int64)
     kept = np.zeros(CARDS, dtype=np.int64)  # scratch of the discard choice
+    takes = np.full(players, -1, dtype=np.int64)
+    unseen = np.zeros(CARDS, dtype=np.int64)
+    sizes = np.zeros(players, dtype=np.int64)
     hands = np.zeros((players, CARDS), dtype=np.int64)
     table = np.zeros((MAX_MELDS, 4), dtype=np.int64)
     seats = np.zeros((players, S_LEN), dtype=np.int64)
     totals = np.zeros(players, dtype=np.int64)
     paths = np.zeros((3, STEPS, 4), dtype=np.int64)
     result = np.zeros(R_LEN, dtype=np.int64)
-    setup = Setup(seed, rp, policies, fixed)
-    hs = HandState(deck, hands, table, pile, seats, paths, result, kept)
+    setup = Setup(seed, rp, policies, fixed, tune)
+    hs = HandState(deck, hands, table, pile, seats, paths, result, kept, takes, unseen, sizes)
     tr = Trace(ev, ends, g, tracing)
     for i in range(count):
         m = start + i
@@ -564,3 +599,34 @@ def play_matches(seed, start, count, rp, policies, fixed, ev, ends, tracing, g, 
                     runner_up = totals[p]
             out_m[i, M_RUNNER_UP] = runner_up
     return count
+
+
+@kernel(I1, F2, I1, I2, I2, i64, I1, i64, I1, I1, I1, i64, i64, i64, I2, entry=True)
+def play_one_turn(rp, tune, policies, hands, table, nt, pile, npile, takes, laid, totals, seat, drawn, stock, ev):
+    """Play seat ``seat``'s turn from a given position, with the trace on (for worked positions
+    and the information-set property): ``hands``, the ``nt`` table melds, the ``npile`` cards
+    of the pile (its top last), the last card each seat took (``takes``), whether each seat
+    has laid anything down this hand (``laid``) and the match ``totals``; the stock's top card
+    is ``drawn`` and ``stock`` cards lie under it.
+    The arrays are played on; the turn's actions go to ``ev`` (``EV_*`` rows); returns their
+    number (jit-compiled)."""
+    players = rp[RP_PLAYERS]
+    deck = np.full(stock + 1, drawn, dtype=np.int64)
+    setup = Setup(0, rp, policies, np.zeros((0, CARDS), dtype=np.int64), tune)
+    seats = np.zeros((players, S_LEN), dtype=np.int64)
+    for p in range(players):
+        seats[p, S_ANY] = laid[p]
+    hs = HandState(deck, hands, table, pile, seats, np.zeros((3, STEPS, 4), dtype=np.int64),
+                   np.zeros(R_LEN, dtype=np.int64), np.zeros(CARDS, dtype=np.int64), takes,
+                   np.zeros(CARDS, dtype=np.int64), np.zeros(players, dtype=np.int64))
+    g = np.zeros(G_LEN, dtype=np.int64)
+    tr = Trace(ev, np.zeros((1, players, CARDS), dtype=np.int64), g, True)
+    forbid, npile, _ = _draw(setup, hs, tr, totals, 0, seat, 1, nt, npile, 0)
+    solve(hands[seat], table, nt, forbid, hs.paths, hs.result)
+    if hs.result[R_OUT]:
+        _go_out(rp, hs, tr, 0, seat, 1, nt, forbid, npile)
+    elif policies[seat] == POLICY_EXPERT:
+        _expert_turn(setup, hs, tr, totals, 0, seat, 1, nt, forbid, npile, stock)
+    else:
+        _meld_and_discard(rp, policies[seat] == POLICY_CAREFUL, hs, tr, totals, 0, seat, 1, nt, forbid, npile, stock)
+    return g[G_NEVENTS]

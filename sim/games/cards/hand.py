@@ -59,6 +59,57 @@ def _discard_kept(path, depth, left, forbid):
     return True
 
 
+@kernel(inline=True)
+def fits(c, table, nt):
+    """Whether card ``c`` lays off by itself on one of the ``nt`` table melds (C-MELD-1): the
+    fourth suit of a set of three, or the next card at either end of a run."""
+    suit, rank = c // RANKS, c % RANKS + 1
+    for i in range(nt):
+        kind, key, a, b = table[i, 0], table[i, 1], table[i, 2], table[i, 3]
+        if kind == MELD_SET:
+            if key == rank and (a >> suit) & 1 == 0 and (a == 7 or a == 11 or a == 13 or a == 14):
+                return True
+        elif key == suit and (b == rank - 1 or a == rank + 1):
+            return True
+    return False
+
+
+@kernel(inline=True)
+def useful(h, c, table, nt):
+    """Whether card ``c`` could be melded with the cards of ``h`` or laid off now: a quick
+    test before the solver is asked (a card failing it adds nothing to a lay-down)."""
+    suit, rank = c // RANKS, c % RANKS + 1
+    alike = 0
+    for s in range(SUITS):
+        if s != suit and h[s * RANKS + rank - 1] > 0:
+            alike += 1
+    if alike >= 2:
+        return True
+    lo1 = rank >= 2 and h[c - 1] > 0
+    lo2 = rank >= 3 and h[c - 2] > 0
+    hi1 = rank <= RANKS - 1 and h[c + 1] > 0
+    hi2 = rank <= RANKS - 2 and h[c + 2] > 0
+    if (lo1 and lo2) or (lo1 and hi1) or (hi1 and hi2):
+        return True
+    if fits(c, table, nt):
+        return True
+    # a table run of its suit it reaches with the hand's cards between (the solver lays
+    # them off together, at the run's foot or on its top)
+    for i in range(nt):
+        if table[i, 0] != MELD_RUN or table[i, 1] != suit:
+            continue
+        low, high = table[i, 2], table[i, 3]
+        lo, hi = (rank + 1, low - 1) if low > rank else (high + 1, rank - 1)
+        if lo <= hi:
+            reach = True
+            for r in range(lo, hi + 1):
+                if h[suit * RANKS + r - 1] == 0:
+                    reach = False
+            if reach:
+                return True
+    return False
+
+
 @kernel(I1, I2, i64, i64, i64, i64, I2, I2, I2, I1, i64)
 def _search(h, table, ntable, left, placed, depth, path, best_path, out_path, result, forbid):
     """Every arrangement of the cards of ``h`` from the lowest one on (jit-compiled).
@@ -157,6 +208,16 @@ def _search(h, table, ntable, left, placed, depth, path, best_path, out_path, re
                     table[i, 2] = a
                     for r in range(rank, a):
                         h[suit * RANKS + r - 1] += 1
+
+
+@kernel(inline=True)
+def solve(h, table, nt, forbid, paths, result):
+    """The search on ``h`` and the first ``nt`` table melds into ``result`` (``R_*``), with
+    ``paths`` (3, STEPS, 4) its scratch: the best and the out arrangements in ``paths[1]`` and
+    ``paths[2]``."""
+    result[:] = 0
+    result[R_BEST] = -1
+    _search(h, table, nt, 0, 0, 0, paths[0], paths[1], paths[2], result, forbid)
 
 
 @kernel(I1, I2, I2, I2, I1, i64, entry=True)

@@ -8,7 +8,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from sim.errors import PlayError, RulesError
-from sim.games.cards import POLICIES
+from sim.games.cards import EXPERT_PARAMS, POLICIES
+from sim.games.family import expert_tune as default_tune
 from sim.games.family import policy_codes as seat_codes
 from sim.jit import prepare
 from sim.rules import Rules
@@ -36,6 +37,16 @@ def rules_params(rules: Rules, duplicate: bool = False) -> np.ndarray:
 def policy_codes(policies: list[str] | tuple[str, ...], players: int) -> np.ndarray:
     """Policy names per seat as codes; one name is used for every seat."""
     return seat_codes(policies, players, POLICIES)
+
+
+def expert_tune(players: int, tune: np.ndarray | None = None) -> np.ndarray:
+    """The expert's constants of every seat (``tune``, or the defaults), checked."""
+    if tune is None:
+        return default_tune(EXPERT_PARAMS, players)
+    tune = np.ascontiguousarray(tune, dtype=np.float64)
+    if tune.shape != (players, len(EXPERT_PARAMS)):
+        raise RulesError(f"tune: expected {players} rows of {len(EXPERT_PARAMS)} constants, got shape {tune.shape}")
+    return tune
 
 
 @dataclass(frozen=True)
@@ -70,12 +81,14 @@ _NO_FIXED = np.zeros((0, 52), dtype=np.int64)
 
 
 def _play(rules: Rules, seed: int, start: int, count: int, policies: np.ndarray, fixed: np.ndarray,
-          trace: tuple | None, duplicate: bool = False) -> tuple[ChunkResult, np.ndarray]:
+          trace: tuple | None, duplicate: bool = False,
+          tune: np.ndarray | None = None) -> tuple[ChunkResult, np.ndarray]:
     """The chunk and the engine's counters (``G_*``: the trace's length)."""
     from sim.games.cards import engine as e
 
     rp = rules_params(rules, duplicate)
     players = rules.players
+    tune = expert_tune(players, tune)
     out_m = np.zeros((count, e.M_LEN), dtype=np.int64)
     rows = max(64, count * (4 + rules.target // 25))  # about twice the hands a chunk needs
     out_h = np.zeros((rows, e.H_LEN), dtype=np.int64)
@@ -86,7 +99,8 @@ def _play(rules: Rules, seed: int, start: int, count: int, policies: np.ndarray,
                                                 np.zeros((1, players, 52), dtype=np.int64))
     done = 0
     while done < count:
-        done += e.play_matches(seed, start + done, count - done, rp, policies, fixed, ev, ends, trace is not None,
+        done += e.play_matches(seed, start + done, count - done, rp, policies, fixed, tune, ev, ends,
+                               trace is not None,
                                g, out_m[done:], out_h, out_p, cursor)
         if done < count:  # the hand rows ran out: twice as many, and on from that match
             out_h = np.concatenate([out_h, np.zeros_like(out_h)])
@@ -96,16 +110,18 @@ def _play(rules: Rules, seed: int, start: int, count: int, policies: np.ndarray,
 
 
 def play_chunk(rules: Rules, seed: int, start: int, count: int, policies: np.ndarray,
-               progress: bool = False, duplicate: bool = False) -> ChunkResult:
+               progress: bool = False, duplicate: bool = False, tune: np.ndarray | None = None) -> ChunkResult:
     """Matches ``start .. start+count-1`` of ``seed`` (the same matches whatever the
     chunking). ``progress``: show a progress bar if the engine must be compiled first;
-    ``duplicate``: every match played once per seat rotation of its deal."""
+    ``duplicate``: every match played once per seat rotation of its deal; ``tune``: the
+    expert's constants per seat (:func:`sim.games.family.expert_tune`; None: the defaults)."""
     prepare(_workload(), progress)
-    return _play(rules, seed, start, count, policies, _NO_FIXED, None, duplicate)[0]
+    return _play(rules, seed, start, count, policies, _NO_FIXED, None, duplicate, tune)[0]
 
 
 def trace_match(rules: Rules, seed: int, match_id: int, policies: np.ndarray,
-                fixed: np.ndarray | None = None, duplicate: bool = False) -> TracedMatch:
+                fixed: np.ndarray | None = None, duplicate: bool = False,
+                tune: np.ndarray | None = None) -> TracedMatch:
     """Play one match with the trace on: match ``match_id`` of ``seed`` (of a duplicate run
     with ``duplicate``), its first hands dealt from the card orders ``fixed`` (rows of
     ``52 * decks`` cards, for scenario tests) while they last."""
@@ -115,7 +131,7 @@ def trace_match(rules: Rules, seed: int, match_id: int, policies: np.ndarray,
     fixed = _NO_FIXED if fixed is None else np.ascontiguousarray(fixed, dtype=np.int64).reshape(-1, 52 * rules.decks)
     ev = np.zeros((e.MAX_EVENTS, e.EV_FIELDS), dtype=np.int64)
     ends = np.zeros((e.MAX_TRACE_HANDS, rules.players, 52), dtype=np.int64)
-    res, g = _play(rules, seed, match_id, 1, policies, fixed, (ev, ends), duplicate)
+    res, g = _play(rules, seed, match_id, 1, policies, fixed, (ev, ends), duplicate, tune)
     n_hands = res.hands.shape[0]
     if res.matches[0, e.M_ERROR]:
         raise e.match_error(int(res.matches[0, e.M_ERROR]), match_id, rules)

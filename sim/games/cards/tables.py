@@ -38,11 +38,13 @@ def chunk_tables(rules: Rules, seed: int, start: int, count: int, policies: list
     """Play matches ``start .. start+count-1``; the ``matches``, ``hands`` and ``players``
     tables. Columns named in ``drop`` (the hive partition's) are left to the path;
     ``duplicate``: every match played once per seat rotation of its deal, the matches
-    carrying ``deal_id`` and ``rotation`` (:func:`sim.games.family.deal_columns`)."""
+    carrying ``deal_id`` and ``rotation`` (:func:`sim.games.family.deal_columns`); ``tune``:
+    the expert's constants per seat."""
     from sim.games.cards import engine as e
     from sim.games.cards.play import play_chunk, policy_codes
 
-    res = play_chunk(rules, seed, start, count, policy_codes(policies, rules.players), duplicate=duplicate)
+    res = play_chunk(rules, seed, start, count, policy_codes(policies, rules.players), duplicate=duplicate,
+                     tune=tune)
     m, h, p = res.matches, res.hands, res.players
     if (m[:, e.M_ERROR] != 0).any():
         bad = int(np.flatnonzero(m[:, e.M_ERROR])[0])

@@ -1,0 +1,184 @@
+"""The ``expert`` bot's judgement (numba): how much a card is worth keeping, which card to
+throw, when to take the discard and when to lay melds down. It reads only the seat's
+:class:`~.view.View` (its hand, the table, the pile, what it has not seen, the others'
+hand sizes and takes), the rules and its row of tuning constants
+(:data:`sim.games.cards.EXPERT_PARAMS`, ``X_*`` here).
+
+A card's worth to its hand counts its *outs*: the unseen copies of the cards that would
+complete a run or a set of three with it and another card the hand keeps (C-MELD-1),
+so that a 5 of hearts beside a 6 whose 4s and 7s are all on the table or in the pile is
+worth nothing; a lone card counts for the pairs of unseen cards that would meld with it,
+a little (``far``). Against its worth a card costs its points (C-SCORE-1: they go to
+whoever goes out), the more so once an opponent is close to going out (``close``). The
+discard is the card worth least, less what throwing it gives away: a card that lays off
+on a table meld (``feed``), or one near the card the next player last took from the pile
+(``watch``: the same rank, or the same suit within two: it is collecting those).
+
+The discard on the pile is taken when it lets the hand go out (C-OUT-1), or when the hand
+with it, after its best throw, is worth more than the hand now plus what a stock card
+brings on average (``take``): melded points count ``meld`` each, kept cards their worth.
+
+Going rummy doubles the hand (C-SCORE-2), so melds are held in the hand while no opponent
+is close: the hand lays down once an opponent holds ``hold_cards`` cards or fewer, the
+stock is down to ``hold_stock`` cards a player, an opponent is one hand's points
+(``reach``) from the target, or its melds are worth ``hold_points`` or more (what going
+caught with them would give away). Once it has laid anything down it lays down all it can.
+"""
+
+from __future__ import annotations
+
+from sim.games.cards import EXPERT_PARAMS
+from sim.games.cards.hand import CARDS, OP_LEAVE, RANKS, SUITS, card_value, fits
+from sim.jit import F1, I1, I2, boolean, i64, kernel
+
+from .view import VIEW
+
+
+def _index(name: str) -> int:
+    return next(i for i, p in enumerate(EXPERT_PARAMS) if p.name == name)
+
+
+X_NEAR = _index("near")
+X_FAR = _index("far")
+X_POINTS = _index("points")
+X_POINTS_CLOSE = _index("points_close")
+X_CLOSE = _index("close")
+X_FEED = _index("feed")
+X_WATCH = _index("watch")
+X_MELD = _index("meld")
+X_TAKE = _index("take")
+X_HOLD_CARDS = _index("hold_cards")
+X_HOLD_STOCK = _index("hold_stock")
+X_HOLD_POINTS = _index("hold_points")
+X_REACH = _index("reach")
+
+
+@kernel(I2, i64, I1)
+def leaves(path, steps, left):
+    """The cards arrangement ``path`` keeps in the hand (its ``OP_LEAVE`` steps) as counts
+    into ``left`` (jit-compiled)."""
+    left[:] = 0
+    for d in range(steps):
+        if path[d, 0] == OP_LEAVE:
+            left[path[d, 1]] += 1
+
+
+@kernel(VIEW, I1, i64, F1)
+def card_worth(v, left, c, tune):
+    """How much card ``c``, kept among the cards ``left``, is worth keeping for its outs (see
+    the module docstring) (jit-compiled)."""
+    unseen = v.unseen
+    suit, rank = c // RANKS, c % RANKS + 1
+    near = 0.0
+    far = 0.0
+    # a set of its rank: another suit kept makes a pair, the two other suits its outs
+    alike, outs = 0, 0
+    for s in range(SUITS):
+        if s != suit:
+            k = s * RANKS + rank - 1
+            if left[k] > 0:
+                alike += 1
+            else:
+                outs += unseen[k]
+    if alike > 0:
+        near += outs
+    else:
+        far += outs * (outs - 1) / 2.0
+    # runs of three holding it (ace low only: C-MELD-1)
+    for first in range(rank - 2, rank + 1):
+        if first < 1 or first + 2 > RANKS:
+            continue
+        have, one, both = 0, 0, 1
+        for r in range(first, first + 3):
+            if r == rank:
+                continue
+            k = suit * RANKS + r - 1
+            if left[k] > 0:
+                have += 1
+            else:
+                one = unseen[k]
+                both *= unseen[k]
+        if have == 1:
+            near += one
+        elif have == 0:
+            far += both
+    return tune[X_NEAR] * near + tune[X_FAR] * far
+
+
+@kernel(VIEW, I1, i64, i64, boolean, F1)
+def throw_cost(v, left, c, next_seat, close, tune):
+    """What throwing card ``c`` of the kept cards ``left`` costs the seat: its worth, less its
+    points, plus what it gives the next player (see the module docstring) (jit-compiled)."""
+    points = tune[X_POINTS_CLOSE] if close else tune[X_POINTS]
+    cost = card_worth(v, left, c, tune) - points * card_value(c)
+    suit, rank = c // RANKS, c % RANKS + 1
+    if fits(c, v.table, v.nt):
+        cost += tune[X_FEED]
+    near = v.takes[next_seat]
+    if near >= 0:
+        ns, nr = near // RANKS, near % RANKS + 1
+        if nr == rank or (ns == suit and abs(nr - rank) <= 2):
+            cost += tune[X_WATCH]
+    return cost
+
+
+@kernel(VIEW, I1, i64, i64, boolean, F1)
+def expert_discard(v, left, forbid, next_seat, close, tune):
+    """The card to throw among the kept cards ``left``: the one that costs least (C-TURN-1:
+    not ``forbid``, the card taken from the pile, unless the hand holds a second copy), the
+    higher card on a tie; -1 if none may go (jit-compiled)."""
+    best, best_cost = -1, 0.0
+    for c in range(CARDS):
+        if left[c] == 0 or (c == forbid and v.hand[c] < 2):
+            continue
+        cost = throw_cost(v, left, c, next_seat, close, tune)
+        if best < 0 or cost < best_cost - 1e-9 or (abs(cost - best_cost) <= 1e-9 and card_value(c) > card_value(best)):
+            best, best_cost = c, cost
+    return best
+
+
+@kernel(VIEW, I1, i64, i64, boolean, F1)
+def hand_worth(v, left, melded, throw, close, tune):
+    """What the hand is worth without card ``throw`` (-1: with every card): ``meld`` a point it
+    can lay down (``melded``), and every card it keeps (``left``) its worth less its points
+    (jit-compiled)."""
+    points = tune[X_POINTS_CLOSE] if close else tune[X_POINTS]
+    worth = tune[X_MELD] * melded
+    for c in range(CARDS):
+        n = left[c] - (1 if c == throw else 0)
+        if n > 0:
+            worth += n * (card_worth(v, left, c, tune) - points * card_value(c))
+    return worth
+
+
+@kernel(VIEW, i64, F1, i64)
+def is_close(v, partners, tune, players):
+    """Whether an opponent is close to going out: it holds ``close`` cards or fewer
+    (jit-compiled)."""
+    for o in range(players):
+        if o == v.seat or (partners and o % 2 == v.seat % 2):
+            continue
+        if v.sizes[o] <= tune[X_CLOSE]:
+            return True
+    return False
+
+
+@kernel(VIEW, i64, boolean, i64, i64, i64, i64, F1)
+def expert_lays(v, melded, laid, players, target, partners, rummy, tune):
+    """Whether the hand lays its melds (``melded`` points) down this turn rather than hold them
+    for rummy (see the module docstring); ``laid``: it has laid something down this hand;
+    ``rummy``: the factor of a rummy hand (C-SCORE-2) (jit-compiled)."""
+    if laid or rummy <= 1:  # C-SCORE-2: nothing more to win by holding
+        return True
+    if melded >= tune[X_HOLD_POINTS] or v.stock <= tune[X_HOLD_STOCK] * players:
+        return True
+    for o in range(players):
+        if o == v.seat or (partners and o % 2 == v.seat % 2):
+            continue
+        if v.sizes[o] <= tune[X_HOLD_CARDS]:
+            return True
+        team = v.totals[o] + (v.totals[(o + 2) % players] if partners else 0)
+        if target - team <= tune[X_REACH]:
+            return True
+    return False
+
