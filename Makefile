@@ -148,19 +148,27 @@ reference-rummikub: $(VENV)/.core
 # 100, 101 and 500, partners and two decks at four players, one careful bot among greedy
 # ones, and rummy with and without lay-offs (C-SCORE-2, rummy_layoffs) with careful bots in
 # every seat; 100,000 matches per variant, about 15 minutes on 2 idle cores (10 of play, 5
-# for the report). Reruns skip what data/reference holds.
+# for the report). Then the solo, partners, decks and rummy sweeps with every seat expert
+# (issue 27: findings that hold for good play; data/reference/cards/expert, the same seed,
+# so the same cards), 40,000 matches per variant, about 20 minutes more, set beside the
+# others in the report. Reruns skip what data/reference holds.
 RC := $(REF)/cards
+# Each sweep: its name, then its flags (":" between them, "@" between a flag and its value).
+CARD_SWEEPS := solo:--grid@players=2,3,4:--grid@target=100,101,500 \
+	partners:--set@players=4:--grid@partners=false,true:--grid@target=101,500 decks:--set@players=4:--grid@decks=1,2 \
+	rummy:--set@players=4:--grid@rummy_layoffs=false,true
 reference-cards: $(VENV)/.core
-	$(BIN)/sim sweep --preset rummy101-cards --grid players=2,3,4 --grid target=100,101,500 --matches 100000 \
-		--seed 2026 --out $(RC)/solo
-	$(BIN)/sim sweep --preset rummy101-cards --set players=4 --grid partners=false,true --grid target=101,500 \
-		--matches 100000 --seed 2026 --out $(RC)/partners
-	$(BIN)/sim sweep --preset rummy101-cards --set players=4 --grid decks=1,2 --matches 100000 --seed 2026 \
-		--out $(RC)/decks
+	for sweep in $(CARD_SWEEPS); do \
+		name=$${sweep%%:*}; flags=$$(echo $${sweep#*:} | tr ':@' '  '); \
+		policy=greedy; [ $$name = rummy ] && policy=careful; \
+		$(BIN)/sim sweep --preset rummy101-cards $$flags --policy $$policy --matches 100000 --seed 2026 \
+			--out $(RC)/$$name || exit 1; \
+		$(BIN)/sim sweep --preset rummy101-cards $$flags --policy expert --matches 40000 --seed 2026 \
+			--out $(RC)/expert/$$name || exit 1; \
+	done
 	$(BIN)/sim run --preset rummy101-cards --players 4 --seat-policy 0=careful --matches 100000 --seed 2026 \
 		--out $(RC)/careful
-	$(BIN)/sim sweep --preset rummy101-cards --set players=4 --grid rummy_layoffs=false,true --policy careful \
-		--matches 100000 --seed 2026 --out $(RC)/rummy
-	$(BIN)/sim report --data $(RC)/solo --data $(RC)/partners --data $(RC)/decks --data $(RC)/careful \
-		--data $(RC)/rummy --notes reports/reference-cards-notes.md --baseline players=4 --baseline target=101 \
+	$(BIN)/sim report $(foreach s,solo partners decks careful rummy,--data $(RC)/$(s)) \
+		$(foreach s,solo partners decks rummy,--data $(RC)/expert/$(s)) \
+		--notes reports/reference-cards-notes.md --baseline players=4 --baseline target=101 \
 		--baseline partners=false --baseline decks=1 --baseline rummy_layoffs=false --out reports/reference-cards
