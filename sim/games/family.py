@@ -348,6 +348,26 @@ class Param:
     integer: bool = False  # a count (turns, tiles): the tuner tries whole numbers
 
 
+def param_index(params: tuple[Param, ...], name: str) -> int:
+    """Where constant ``name`` sits in a ``tune`` row (the ``X_*`` of each expert's kernels)."""
+    return next(i for i, p in enumerate(params) if p.name == name)
+
+
+def seat_tune(params: tuple[Param, ...], players: int, tune: np.ndarray | None = None) -> np.ndarray:
+    """The expert's constants of every seat as the engines take them: ``tune`` checked (a
+    float64 row of ``len(params)`` per seat), or the defaults when None."""
+    import numpy as np
+
+    from sim.errors import RulesError
+
+    if tune is None:
+        return expert_tune(params, players)
+    tune = np.ascontiguousarray(tune, dtype=np.float64)
+    if tune.shape != (players, len(params)):
+        raise RulesError(f"tune: expected {players} rows of {len(params)} constants, got shape {tune.shape}")
+    return tune
+
+
 def expert_tune(params: tuple[Param, ...], players: int, overrides: list[dict] | dict | None = None) -> np.ndarray:
     """The expert's tuning constants of every seat as a float64 array ``(players, len(params))``:
     the defaults, with ``overrides`` (name -> value, one dict for every seat or one per seat)."""

@@ -11,10 +11,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import sim
-from sim.games.cards import FAMILY
+from sim.games.cards import EXPERT_PARAMS, FAMILY
 from sim.games.cards import engine as e
 from sim.games.cards.hand import MELD_RUN, MELD_SET, RANKS
-from sim.games.cards.play import expert_tune, policy_codes, rules_params
+from sim.games.cards.play import policy_codes, rules_params
+from sim.games.family import expert_tune
 from sim.tiles import card_name, parse_card
 
 CARDS = sim.preset("rummy101-cards")
@@ -57,8 +58,8 @@ def turn(hands, drawn, pile="", table=(), policies=("expert",), seat=0, takes=No
     pile_row[:len(pile_cards)] = pile_cards
     take_row = np.array([-1 if t is None else parse_card(t) for t in (takes or [None] * players)], dtype=np.int64)
     ev = np.zeros((64, e.EV_FIELDS), dtype=np.int64)
-    n = e.play_one_turn(rules_params(rules), expert_tune(players), policy_codes(list(policies), players), hand_rows,
-                        rows, len(table), pile_row, len(pile_cards), take_row,
+    n = e.play_one_turn(rules_params(rules), expert_tune(EXPERT_PARAMS, players), policy_codes(list(policies), players),
+                        hand_rows, rows, len(table), pile_row, len(pile_cards), take_row,
                         np.array(laid or [0] * players, dtype=np.int64),
                         np.array(totals or [0] * players, dtype=np.int64), seat, parse_card(drawn), stock, ev)
     out = []

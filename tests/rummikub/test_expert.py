@@ -18,7 +18,7 @@ from sim.games.rummikub.play import Round
 from sim.games.rummikub.referee import referee
 from sim.games.rummikub.view import View
 from sim.tiles import JOKER, KINDS, tile_name
-from tests.rummikub.test_rounds import VARIANTS, traced
+from tests.rummikub.test_rounds import VARIANTS, positions, traced
 
 RUMMIKUB = sim.preset("rummikub")
 
@@ -227,29 +227,13 @@ def test_referee_accepts_every_expert_round_of_every_house_rule(variant):
 def test_K_END_1_the_expert_never_draws_when_it_could_go_out(players):
     """After opening, each time the expert draws or passes, ``sim.table_play`` cannot place
     its whole rack on that table (the expert's go-out search misses nothing)."""
-    from collections import Counter
-
     rules = RUMMIKUB.replace(players=players)
     checked = 0
     for round_id in range(4):
         _, trace = traced(rules, 8, round_id, ["expert"])
-        racks = [Counter(r) for r in trace["deal"]["racks"]]
-        table: list[str] = []
-        opened = set()
-        for ev in trace["events"]:
-            p, action = ev["seat"], ev["action"]
-            if action in ("draw", "pass") and p in opened:
-                rack = racks[p]
+        for ev, rack, table, opened in positions(trace):
+            if ev["action"] in ("draw", "pass") and opened:
                 best = sim.table_play(" ".join(rack.elements()), table, rules)
                 assert best.tiles < sum(rack.values()), (round_id, ev)
                 checked += 1
-            if action == "draw":
-                racks[p][ev["tile"]] += 1
-            elif action == "open":
-                opened.add(p)
-                racks[p] -= Counter("J" if t.startswith("J(") else t for m in ev["melds"] for t in m)
-                table += [" ".join(m) for m in ev["melds"]]
-            elif action == "play":
-                racks[p] -= Counter(ev["placed"])
-                table = [" ".join(m) for m in ev["table"]]
     assert checked > 50

@@ -44,6 +44,28 @@ def traced(rules, seed, round_id, policies, deck=None):
     return t, round_json(t, seed if deck is None else None, round_id if deck is None else None)
 
 
+def positions(trace):
+    """Every event of a traced round with the position its seat met: ``(event, its rack as
+    a Counter, the table's melds as text, whether it had opened)``, before the event."""
+    from collections import Counter
+
+    racks = [Counter(r) for r in trace["deal"]["racks"]]
+    table: list[str] = []
+    opened = set()
+    for ev in trace["events"]:
+        p, action = ev["seat"], ev["action"]
+        yield ev, racks[p], table, p in opened
+        if action == "draw":
+            racks[p][ev["tile"]] += 1
+        elif action == "open":
+            opened.add(p)
+            racks[p] -= Counter("J" if t.startswith("J(") else t for m in ev["melds"] for t in m)
+            table = table + [" ".join(m) for m in ev["melds"]]
+        elif action == "play":
+            racks[p] -= Counter(ev["placed"])
+            table = [" ".join(m) for m in ev["table"]]
+
+
 def _wraps(meld):
     nums = [number_of(sim.tiles.parse_tile(t[2:-1] if t.startswith("J(") else t)) for t in meld]
     return any(b < a for a, b in itertools.pairwise(nums))
@@ -313,28 +335,14 @@ def test_greedy_places_the_table_solvers_best_every_turn(players):
     """K-PLAY-1 with the greedy bot: each play is worth what ``sim.table_play`` finds for
     that rack and table, and after opening a draw comes only when nothing can be placed
     (the engine skips searches it can prove empty: this checks that shortcut too)."""
-    from collections import Counter
-
     rules = RUMMIKUB.replace(players=players)
     checked = 0
     for round_id in range(6):
         _, trace = traced(rules, 7, round_id, ["greedy"])
-        racks = [Counter(r) for r in trace["deal"]["racks"]]
-        table: list[str] = []
-        opened = set()
-        for ev in trace["events"]:
-            p, action = ev["seat"], ev["action"]
-            if action in ("draw", "play") and p in opened:
-                best = sim.table_play(" ".join(racks[p].elements()), table, rules)
+        for ev, rack, table, opened in positions(trace):
+            action = ev["action"]
+            if action in ("draw", "play") and opened:
+                best = sim.table_play(" ".join(rack.elements()), table, rules)
                 assert (ev["value"] if action == "play" else 0) == (best.value if best.can_play else 0), (round_id, ev)
                 checked += 1
-            if action == "draw":
-                racks[p][ev["tile"]] += 1
-            elif action == "open":
-                opened.add(p)
-                racks[p] -= Counter("J" if t.startswith("J(") else t for m in ev["melds"] for t in m)
-                table += [" ".join(m) for m in ev["melds"]]
-            elif action == "play":
-                racks[p] -= Counter(ev["placed"])
-                table = [" ".join(m) for m in ev["table"]]
     assert checked > 50

@@ -11,7 +11,8 @@ from hypothesis import strategies as st
 
 import sim
 from sim.deal import round_deck
-from sim.games.rummy101 import core, play
+from sim.games.family import seat_tune
+from sim.games.rummy101 import EXPERT_PARAMS, core, play
 from sim.games.rummy101 import engine as rnd
 from sim.games.rummy101.referee import referee
 from sim.games.rummy101.trace import round_json
@@ -32,7 +33,8 @@ def _compiled():
 
 def new_space(rules, tune=None):
     S = solver_arrays(rules.group_of_three_max_jokers)
-    return S, rnd.new_round_space(S[7].shape[0], rules.players, rules.jokers, play.expert_tune(rules.players, tune))
+    tune = seat_tune(EXPERT_PARAMS, rules.players, tune)
+    return S, rnd.new_round_space(S[7].shape[0], rules.players, rules.jokers, tune)
 
 
 def copy_state(rs):

@@ -29,28 +29,24 @@ from __future__ import annotations
 
 from sim.games.cards import EXPERT_PARAMS
 from sim.games.cards.hand import CARDS, OP_LEAVE, RANKS, SUITS, card_value, fits
+from sim.games.family import param_index
 from sim.jit import F1, I1, I2, boolean, i64, kernel
 
 from .view import VIEW
 
-
-def _index(name: str) -> int:
-    return next(i for i, p in enumerate(EXPERT_PARAMS) if p.name == name)
-
-
-X_NEAR = _index("near")
-X_FAR = _index("far")
-X_POINTS = _index("points")
-X_POINTS_CLOSE = _index("points_close")
-X_CLOSE = _index("close")
-X_FEED = _index("feed")
-X_WATCH = _index("watch")
-X_MELD = _index("meld")
-X_TAKE = _index("take")
-X_HOLD_CARDS = _index("hold_cards")
-X_HOLD_STOCK = _index("hold_stock")
-X_HOLD_POINTS = _index("hold_points")
-X_REACH = _index("reach")
+X_NEAR = param_index(EXPERT_PARAMS, "near")
+X_FAR = param_index(EXPERT_PARAMS, "far")
+X_POINTS = param_index(EXPERT_PARAMS, "points")
+X_POINTS_CLOSE = param_index(EXPERT_PARAMS, "points_close")
+X_CLOSE = param_index(EXPERT_PARAMS, "close")
+X_FEED = param_index(EXPERT_PARAMS, "feed")
+X_WATCH = param_index(EXPERT_PARAMS, "watch")
+X_MELD = param_index(EXPERT_PARAMS, "meld")
+X_TAKE = param_index(EXPERT_PARAMS, "take")
+X_HOLD_CARDS = param_index(EXPERT_PARAMS, "hold_cards")
+X_HOLD_STOCK = param_index(EXPERT_PARAMS, "hold_stock")
+X_HOLD_POINTS = param_index(EXPERT_PARAMS, "hold_points")
+X_REACH = param_index(EXPERT_PARAMS, "reach")
 
 
 @kernel(I2, i64, I1)

@@ -9,8 +9,8 @@ import numpy as np
 
 from sim.errors import PlayError, RulesError
 from sim.games.cards import EXPERT_PARAMS, POLICIES
-from sim.games.family import expert_tune as default_tune
 from sim.games.family import policy_codes as seat_codes
+from sim.games.family import seat_tune
 from sim.jit import prepare
 from sim.rules import Rules
 
@@ -37,16 +37,6 @@ def rules_params(rules: Rules, duplicate: bool = False) -> np.ndarray:
 def policy_codes(policies: list[str] | tuple[str, ...], players: int) -> np.ndarray:
     """Policy names per seat as codes; one name is used for every seat."""
     return seat_codes(policies, players, POLICIES)
-
-
-def expert_tune(players: int, tune: np.ndarray | None = None) -> np.ndarray:
-    """The expert's constants of every seat (``tune``, or the defaults), checked."""
-    if tune is None:
-        return default_tune(EXPERT_PARAMS, players)
-    tune = np.ascontiguousarray(tune, dtype=np.float64)
-    if tune.shape != (players, len(EXPERT_PARAMS)):
-        raise RulesError(f"tune: expected {players} rows of {len(EXPERT_PARAMS)} constants, got shape {tune.shape}")
-    return tune
 
 
 @dataclass(frozen=True)
@@ -88,7 +78,7 @@ def _play(rules: Rules, seed: int, start: int, count: int, policies: np.ndarray,
 
     rp = rules_params(rules, duplicate)
     players = rules.players
-    tune = expert_tune(players, tune)
+    tune = seat_tune(EXPERT_PARAMS, players, tune)
     out_m = np.zeros((count, e.M_LEN), dtype=np.int64)
     rows = max(64, count * (4 + rules.target // 25))  # about twice the hands a chunk needs
     out_h = np.zeros((rows, e.H_LEN), dtype=np.int64)

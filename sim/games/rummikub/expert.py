@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from sim.games.family import param_index
 from sim.games.rummikub import EXPERT_PARAMS
 from sim.games.rummikub.state import RP_BOUND, RP_G3MAX, RP_JOKER_PENALTY, RP_LOCKED, RP_WRAP, rack_value
 from sim.games.rummikub.tablesolver import BUDGET, OVER_BUDGET
@@ -47,17 +48,11 @@ from sim.solver.arrays import best_melds
 from sim.solver.layout import F_FIRST, F_KEY, F_KIND, F_LEN, SET
 from sim.tiles import COUNTS_LEN, JOKER, NUMBERS
 
-
-def _index(name: str) -> int:
-    """The column of a tuning constant in a ``tune`` row."""
-    return [p.name for p in EXPERT_PARAMS].index(name)
-
-
-X_DANGER_TILES = _index("danger_tiles")
-X_DANGER_POOL = _index("danger_pool")
-X_DANGER_LOSS = _index("danger_loss")
-X_OPEN_LEAN = _index("open_lean")
-X_OPEN_JOKERS = _index("open_jokers")
+X_DANGER_TILES = param_index(EXPERT_PARAMS, "danger_tiles")
+X_DANGER_POOL = param_index(EXPERT_PARAMS, "danger_pool")
+X_DANGER_LOSS = param_index(EXPERT_PARAMS, "danger_loss")
+X_OPEN_LEAN = param_index(EXPERT_PARAMS, "open_lean")
+X_OPEN_JOKERS = param_index(EXPERT_PARAMS, "open_jokers")
 
 # A solve of the expert's visits at most this many positions. With racks of 20 to 40 tiles
 # held back a few positions take the exact search minutes (wrap_runs above all: one turn

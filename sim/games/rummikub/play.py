@@ -10,7 +10,8 @@ import numpy as np
 from sim.deal import round_deck
 from sim.errors import RulesError
 from sim.games.family import policy_codes as seat_codes
-from sim.games.rummikub import FAMILY, POLICIES
+from sim.games.family import seat_tune
+from sim.games.rummikub import EXPERT_PARAMS, FAMILY, POLICIES
 from sim.jit import prepare
 from sim.rules import Rules
 from sim.solver.arrays import solver_arrays
@@ -114,20 +115,6 @@ def _no_trace():
             np.zeros((1, COUNTS_LEN), dtype=np.int64))
 
 
-def expert_tune(rules: Rules, tune: np.ndarray | None = None) -> np.ndarray:
-    """The expert's tuning constants, a row per seat (:func:`sim.games.family.expert_tune`;
-    None: the defaults), as the engine takes them."""
-    from sim.games.family import expert_tune as tune_of
-    from sim.games.rummikub import EXPERT_PARAMS
-
-    if tune is None:
-        tune = tune_of(EXPERT_PARAMS, rules.players)
-    tune = np.ascontiguousarray(tune, dtype=np.float64)
-    if tune.shape != (rules.players, len(EXPERT_PARAMS)):
-        raise RulesError(f"tune: {rules.players} seats of {len(EXPERT_PARAMS)} constants, got {tune.shape}")
-    return tune
-
-
 def play_chunk(rules: Rules, seed: int, start: int, count: int, policies: np.ndarray,
                progress: bool = False, duplicate: bool = False, tune: np.ndarray | None = None) -> ChunkResult:
     """Rounds ``start .. start+count-1`` of ``seed`` (the same rounds whatever the
@@ -139,8 +126,8 @@ def play_chunk(rules: Rules, seed: int, start: int, count: int, policies: np.nda
     prepare(FAMILY.workload, progress)
     out_r = np.zeros((count, e.R_LEN), dtype=np.int64)
     out_p = np.zeros((count, rules.players, e.P_LEN), dtype=np.int64)
-    _Engine(rules, duplicate).play(seed, start, count, policies, expert_tune(rules, tune), _NO_DECK, _no_trace(),
-                                   False, out_r, out_p)
+    _Engine(rules, duplicate).play(seed, start, count, policies, seat_tune(EXPERT_PARAMS, rules.players, tune),
+                                   _NO_DECK, _no_trace(), False, out_r, out_p)
     return ChunkResult(out_r, out_p)
 
 
@@ -169,7 +156,8 @@ def trace_round(rules: Rules, seed: int, round_id: int, policies: np.ndarray,
     if not _TRACING or _TRACING[0].rules != rules:  # one engine for the traced rounds of the same rules
         _TRACING[:] = [_Engine(rules)]
     engine = _TRACING[0]
-    engine.play(seed, round_id, 1, policies, expert_tune(rules, tune), deck, trace, True, out_r, out_p)
+    engine.play(seed, round_id, 1, policies, seat_tune(EXPERT_PARAMS, rules.players, tune), deck, trace, True, out_r,
+                out_p)
     racks, _, ps, g, *_ = engine.rs
     n = int(g[e.G_NEVENTS])
     events, rows, placed = trace
@@ -191,7 +179,7 @@ class Round:
         self.rules = rules
         self.deck = np.ascontiguousarray(deck, dtype=np.int64)
         self.codes = policy_codes(policies, rules.players)
-        self.tune = expert_tune(rules, tune)
+        self.tune = seat_tune(EXPERT_PARAMS, rules.players, tune)
         self.engine = _Engine(rules)
         self.trace = (np.zeros((e.MAX_EVENTS, e.EV_FIELDS), dtype=np.int64),
                       np.zeros((e.MAX_EVENTS, e.MAX_TABLE, MELD_FIELDS), dtype=np.int64),

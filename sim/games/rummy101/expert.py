@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from sim.games.family import param_index
 from sim.games.rummy101 import EXPERT_PARAMS
 from sim.games.rummy101.core import (
     OPEN_MELDS,
@@ -46,26 +47,21 @@ from sim.tiles import JOKER, KINDS, NUMBERS
 
 from .view import VIEW
 
-
-def _index(name: str) -> int:
-    return next(i for i, p in enumerate(EXPERT_PARAMS) if p.name == name)
-
-
-X_MELD = _index("meld")
-X_NEAR = _index("near")
-X_FAR = _index("far")
-X_POINTS_BEFORE = _index("points_before")
-X_POINTS_AFTER = _index("points_after")
-X_TWIN = _index("twin")
-X_BRIDGE = _index("bridge")
-X_FEED = _index("feed")
-X_PAIRS_TURN = _index("pairs_turn")
-X_REACH = _index("reach")
-X_GUARD = _index("guard")
-X_LOOK = _index("look")
-X_JOKER_HOLD = _index("joker_hold")
-X_NEAR_AFTER = _index("near_after")
-X_FAR_AFTER = _index("far_after")
+X_MELD = param_index(EXPERT_PARAMS, "meld")
+X_NEAR = param_index(EXPERT_PARAMS, "near")
+X_FAR = param_index(EXPERT_PARAMS, "far")
+X_POINTS_BEFORE = param_index(EXPERT_PARAMS, "points_before")
+X_POINTS_AFTER = param_index(EXPERT_PARAMS, "points_after")
+X_TWIN = param_index(EXPERT_PARAMS, "twin")
+X_BRIDGE = param_index(EXPERT_PARAMS, "bridge")
+X_FEED = param_index(EXPERT_PARAMS, "feed")
+X_PAIRS_TURN = param_index(EXPERT_PARAMS, "pairs_turn")
+X_REACH = param_index(EXPERT_PARAMS, "reach")
+X_GUARD = param_index(EXPERT_PARAMS, "guard")
+X_LOOK = param_index(EXPERT_PARAMS, "look")
+X_JOKER_HOLD = param_index(EXPERT_PARAMS, "joker_hold")
+X_NEAR_AFTER = param_index(EXPERT_PARAMS, "near_after")
+X_FAR_AFTER = param_index(EXPERT_PARAMS, "far_after")
 LOOK_MOST = 8  # the most tiles looked at one draw ahead (the range of ``look``)
 
 COLOURS = 4

@@ -10,6 +10,7 @@ import numpy as np
 from sim.deal import round_deck
 from sim.errors import RulesError
 from sim.games.family import policy_codes as seat_codes
+from sim.games.family import seat_tune
 from sim.games.rummy101 import EXPERT_PARAMS, FAMILY, POLICIES, core
 from sim.games.rummy101 import engine as rnd
 from sim.jit import prepare
@@ -58,18 +59,6 @@ _NO_DECK = np.zeros(0, dtype=np.int64)
 _NO_EVENTS = np.zeros((1, core.EV_FIELDS), dtype=np.int64)
 
 
-def expert_tune(players: int, tune: np.ndarray | None = None) -> np.ndarray:
-    """The expert's constants of every seat (``tune``, or the defaults), checked."""
-    from sim.games.family import expert_tune as defaults
-
-    if tune is None:
-        return defaults(EXPERT_PARAMS, players)
-    tune = np.ascontiguousarray(tune, dtype=np.float64)
-    if tune.shape != (players, len(EXPERT_PARAMS)):
-        raise RulesError(f"tune: expected {players} rows of {len(EXPERT_PARAMS)} constants, got shape {tune.shape}")
-    return tune
-
-
 def play_chunk(rules: Rules, seed: int, start: int, count: int, policies: np.ndarray,
                progress: bool = False, duplicate: bool = False, tune: np.ndarray | None = None) -> ChunkResult:
     """Rounds ``start .. start+count-1`` of ``seed`` (same rounds whatever the chunking).
@@ -79,7 +68,7 @@ def play_chunk(rules: Rules, seed: int, start: int, count: int, policies: np.nda
     prepare(FAMILY.workload, progress)
     rp = rules_params(rules, duplicate)
     S = solver_arrays(rules.group_of_three_max_jokers)
-    rs = rnd.new_round_space(S[7].shape[0], rules.players, rules.jokers, expert_tune(rules.players, tune))
+    rs = rnd.new_round_space(S[7].shape[0], rules.players, rules.jokers, seat_tune(EXPERT_PARAMS, rules.players, tune))
     out_r = np.zeros((count, rnd.R_LEN), dtype=np.int64)
     out_p = np.zeros((count, rules.players, rnd.P_LEN), dtype=np.int64)
     rnd.play_rounds(seed, start, count, rp, policies, S, rs, _NO_DECK, _NO_EVENTS, False, out_r, out_p)
@@ -111,7 +100,7 @@ def trace_round(rules: Rules, seed: int, round_id: int, policies: np.ndarray,
         deck = round_deck(seed, round_id, rules.jokers, rules.players if duplicate else 0, rules.rack_size,
                           rules.starter_extra)
     deck = np.ascontiguousarray(deck, dtype=np.int64)
-    rs = rnd.new_round_space(S[7].shape[0], rules.players, rules.jokers, expert_tune(rules.players, tune))
+    rs = rnd.new_round_space(S[7].shape[0], rules.players, rules.jokers, seat_tune(EXPERT_PARAMS, rules.players, tune))
     events = np.zeros((core.MAX_EVENTS, core.EV_FIELDS), dtype=np.int64)
     out_r = np.zeros((1, rnd.R_LEN), dtype=np.int64)
     out_p = np.zeros((1, rules.players, rnd.P_LEN), dtype=np.int64)
