@@ -189,3 +189,42 @@ def test_the_expert_decides_from_its_seat_s_view_only(position):
                     takes=takes, laid=laid, rules=rules)
 
     assert play(others) == play(redealt)
+
+
+# --- every hand ends ---------------------------------------------------------------------------
+
+
+def test_experts_do_not_pass_the_same_cards_round_the_pile():
+    """C-WASH-1 ends a hand when the stock runs out, which only drawing from it brings about:
+    two experts once took and threw 8C, 7S and 6H back and forth, turn after turn (seed 2026,
+    two players, match 30094), until the engine's 5,000-turn cap. An expert never takes a card
+    it threw itself this hand (unless it goes out with it): the match ends, and the referee
+    finds it clean."""
+    from sim.games.cards.play import trace_match
+    from sim.games.cards.referee import referee
+    from sim.games.cards.trace import match_json
+
+    rules = CARDS.replace(players=2)
+    t = trace_match(rules, 2026, 30094, policy_codes(["expert"], 2))
+    trace = match_json(t, 2026, 30094, ["expert", "expert"])
+    assert referee(trace) == []
+    assert max(len(h["events"]) for h in trace["hands"]) < 400
+
+
+@st.composite
+def constants(draw):
+    """Any expert constants in their ranges, a set per seat, and a table of 2-4 players."""
+    players = draw(st.integers(2, 4))
+    rows = [[draw(st.integers(int(p.low), int(p.high)) if p.integer else st.floats(p.low, p.high))
+             for p in EXPERT_PARAMS] for _ in range(players)]
+    return players, np.array(rows, dtype=np.float64), draw(st.integers(0, 2**32))
+
+
+@given(constants())
+@settings(max_examples=40, deadline=None)
+def test_experts_of_any_constants_finish_every_hand(case):
+    """Whatever constants the tuner tries (each within its range, each seat its own), every
+    hand ends: 20 matches play out without reaching the engine's caps."""
+    players, tune, seed = case
+    tables = FAMILY.chunk_tables(CARDS.replace(players=players), seed, 0, 20, ["expert"], tune=tune)
+    assert tables["matches"].height == 20 and tables["hands"].height >= 20

@@ -35,8 +35,6 @@ EXPERT_PARAMS = (
     Param("feed", 4.0, 0.0, 20.0, "cost of a discard that lays off on a table meld"),
     Param("watch", 3.0, 0.0, 20.0, "cost of a discard near the card the next player last took"),
     Param("meld", 2.0, 0.0, 5.0, "worth per point the hand can lay down, when weighing the discard on the pile"),
-    # not below 0: a take must gain, or two experts could pass the pile's cards back and forth
-    # and the hand never reach the stock's end (C-WASH-1)
     Param("take", 3.0, 0.0, 10.0, "what a stock card brings on average, against taking the discard"),
     Param("hold_cards", 3, 0, 7, "lay melds down once an opponent holds this many cards or fewer", integer=True),
     Param("hold_stock", 1.0, 0.0, 5.0, "lay melds down once the stock is down to this many cards a player"),

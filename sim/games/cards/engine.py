@@ -116,10 +116,10 @@ SETUP = record_of(Setup, i64, I1, I1, I2, F2)
 # The hand in play, allocated once per chunk: the deck in dealing order, the hands (count
 # vectors), the table's melds, the discard pile, each seat's state (S_*), the hand
 # solver's arrangements and result, the discard choice's scratch, the last card each seat
-# took from the pile (-1: none this hand), and scratch for a seat's view (what it has not
-# seen, every seat's number of cards).
-HandState = namedtuple("HandState", "deck hands table pile seats paths result kept takes unseen sizes")
-HAND_STATE = record_of(HandState, I1, I2, I2, I1, I2, I3, I1, I1, I1, I1, I1)
+# took from the pile (-1: none this hand), the cards each seat threw this hand (counts), and
+# scratch for a seat's view (what it has not seen, every seat's number of cards).
+HandState = namedtuple("HandState", "deck hands table pile seats paths result kept takes thrown unseen sizes")
+HAND_STATE = record_of(HandState, I1, I2, I2, I1, I2, I3, I1, I1, I1, I2, I1, I1)
 # The trace: one row per action (EV_*), the hands at each hand's end, the counters (G_*),
 # and whether the chunk is traced at all.
 Trace = namedtuple("Trace", "ev ends g tracing")
@@ -211,6 +211,7 @@ def _throw(hs, tr, hand, seat, turn, card, npile):
     """C-TURN-1: ``seat`` throws ``card`` face up onto the pile (its ``npile``-th card)."""
     hs.hands[seat, card] -= 1
     hs.pile[npile] = card
+    hs.thrown[seat, card] += 1
     _emit(tr, hand, seat, turn, ACT_DISCARD, card, 0, 0, 0)
 
 
@@ -334,6 +335,7 @@ def _deal(setup, hs, match_id, hand, dealer):
     hs.pile[0] = deck[size * players]
     seats[:, :] = 0
     hs.takes[:] = -1
+    hs.thrown[:, :] = 0
 
 
 @kernel(SETUP, HAND_STATE, I1, i64, i64, i64, i64, i64, counted=False)
@@ -358,6 +360,11 @@ def _expert_takes(setup, hs, totals, seat, nt, npile, stock_left, top):
     h[top] -= 1
     if out:
         return True
+    if hs.thrown[seat, top] > 0:
+        # never a card it threw itself this hand: so each card is taken at most once by
+        # each seat, and experts cannot pass the same cards round the pile for ever (seen
+        # at 2 players: 8C, 7S, 6H taken and thrown back turn after turn, the stock untouched)
+        return False
     # the hand now, after the throw it would make: against it, a stock card's worth (``take``)
     solve(h, table, nt, -1, paths, result)
     leaves(paths[1], result[R_BEST_STEPS], left)
@@ -541,6 +548,7 @@ def play_matches(seed, start, count, rp, policies, fixed, tune, ev, ends, tracin
     pile = np.empty(CARDS * decks, dtype=np.int64)
     kept = np.zeros(CARDS, dtype=np.int64)  # scratch of the discard choice
     takes = np.full(players, -1, dtype=np.int64)
+    thrown = np.zeros((players, CARDS), dtype=np.int64)
     unseen = np.zeros(CARDS, dtype=np.int64)
     sizes = np.zeros(players, dtype=np.int64)
     hands = np.zeros((players, CARDS), dtype=np.int64)
@@ -550,7 +558,7 @@ def play_matches(seed, start, count, rp, policies, fixed, tune, ev, ends, tracin
     paths = np.zeros((3, STEPS, 4), dtype=np.int64)
     result = np.zeros(R_LEN, dtype=np.int64)
     setup = Setup(seed, rp, policies, fixed, tune)
-    hs = HandState(deck, hands, table, pile, seats, paths, result, kept, takes, unseen, sizes)
+    hs = HandState(deck, hands, table, pile, seats, paths, result, kept, takes, thrown, unseen, sizes)
     tr = Trace(ev, ends, g, tracing)
     for i in range(count):
         m = start + i
@@ -618,7 +626,8 @@ def play_one_turn(rp, tune, policies, hands, table, nt, pile, npile, takes, laid
         seats[p, S_ANY] = laid[p]
     hs = HandState(deck, hands, table, pile, seats, np.zeros((3, STEPS, 4), dtype=np.int64),
                    np.zeros(R_LEN, dtype=np.int64), np.zeros(CARDS, dtype=np.int64), takes,
-                   np.zeros(CARDS, dtype=np.int64), np.zeros(players, dtype=np.int64))
+                   np.zeros((players, CARDS), dtype=np.int64), np.zeros(CARDS, dtype=np.int64),
+                   np.zeros(players, dtype=np.int64))
     g = np.zeros(G_LEN, dtype=np.int64)
     tr = Trace(ev, np.zeros((1, players, CARDS), dtype=np.int64), g, True)
     forbid, npile, _ = _draw(setup, hs, tr, totals, 0, seat, 1, nt, npile, 0)

@@ -16,7 +16,9 @@ on a table meld (``feed``), or one near the card the next player last took from 
 
 The discard on the pile is taken when it lets the hand go out (C-OUT-1), or when the hand
 with it, after its best throw, is worth more than the hand now plus what a stock card
-brings on average (``take``): melded points count ``meld`` each, kept cards their worth.
+brings on average (``take``): melded points count ``meld`` each, kept cards their worth;
+but never, short of going out, a card it threw itself this hand (the engine's
+``_expert_takes``: experts would otherwise pass the same cards round the pile for ever).
 
 Going rummy doubles the hand (C-SCORE-2), so melds are held in the hand while no opponent
 is close: the hand lays down once an opponent holds ``hold_cards`` cards or fewer, the
