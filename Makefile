@@ -147,11 +147,11 @@ reference-rummikub: $(VENV)/.core
 # The reference report's card part (reports/reference-cards): solo matches of 2-4 players to
 # 100, 101 and 500, partners and two decks at four players, one careful bot among greedy
 # ones, and rummy with and without lay-offs (C-SCORE-2, rummy_layoffs) with careful bots in
-# every seat; 100,000 matches per variant, about 15 minutes on 2 idle cores (10 of play, 5
-# for the report). Then the solo, partners, decks and rummy sweeps with every seat expert
-# (issue 27: findings that hold for good play; data/reference/cards/expert, the same seed,
-# so the same cards), 40,000 matches per variant, about 20 minutes more, set beside the
-# others in the report. Reruns skip what data/reference holds.
+# every seat; 100,000 matches per variant. Then the solo, partners, decks and rummy sweeps
+# with every seat expert (issue 27: findings that hold for good play;
+# data/reference/cards/expert, the same seed, so the same cards), 40,000 matches per variant,
+# set beside the others in the report. 30 minutes in all on 2 cores (2026-12-03): 18 of play
+# by the simple bots, 8 by the experts, 4 for the report. Reruns skip what data/reference holds.
 RC := $(REF)/cards
 # Each sweep: its name, then its flags (":" between them, "@" between a flag and its value).
 CARD_SWEEPS := solo:--grid@players=2,3,4:--grid@target=100,101,500 \

@@ -700,9 +700,7 @@ def compare_bots(a: Dataset, b: Dataset, baseline: dict, metrics: Sequence[str] 
     keys = list(a.keys)
     on = [a.unit_id, *keys]
     cluster = a.cluster
-    da = round_metrics(a).collect()
-    db = round_metrics(b).collect().select(*on, *metrics)
-    data = da.select(*on, *([cluster] if cluster not in on else []), *metrics).join(db, on=on, suffix="_b")
+    data = _both_played(a, b, metrics)
     match = [pl.col(k) == _literal(v, data.schema[k]) for k, v in baseline.items()]
     base = data.filter(*match)
     if base.height == 0:
@@ -729,6 +727,43 @@ def compare_bots(a: Dataset, b: Dataset, baseline: dict, metrics: Sequence[str] 
                          "b_diff": eb[0], "b_ci_low": eb[1], "b_ci_high": eb[2],
                          "change": ec[0], "change_ci_low": ec[1], "change_ci_high": ec[2],
                          "verdict": verdict(ea[1], ea[2], eb[1], eb[2], ec[1], ec[2])})
+    return pl.DataFrame(rows)
+
+
+def _both_played(a: Dataset, b: Dataset, metrics: Sequence[str]) -> pl.DataFrame:
+    """One row per round (match) and variant that both sweeps played: ``a``'s metrics, ``b``'s
+    with the suffix ``_b``, and the deal to cluster by."""
+    on = [a.unit_id, *a.keys]
+    da = round_metrics(a).collect()
+    db = round_metrics(b).collect().select(*on, *metrics)
+    return da.select(*on, *([a.cluster] if a.cluster not in on else []), *metrics).join(db, on=on, suffix="_b")
+
+
+def bot_levels(a: Dataset, b: Dataset, metrics: Sequence[str] | None = None) -> pl.DataFrame:
+    """Each variant's metrics as the bots of sweep ``a`` and of sweep ``b`` play it, on the
+    rounds (matches) both played, with 95% intervals clustered by deal: the levels beside the
+    effects of :func:`compare_bots`.
+
+    Columns: the swept fields, ``metric``, ``n``, ``a_mean``, ``a_ci_low``, ``a_ci_high``,
+    ``b_mean``, ``b_ci_low``, ``b_ci_high``.
+    """
+    _check_pair(a, b)
+    metrics = list(metrics or metrics_of(a))
+    data = _both_played(a, b, metrics)
+    keys = list(a.keys)
+    rows = []
+    for combo in data.select(keys).unique().sort(keys).rows(named=True) if keys else [{}]:
+        v = data.filter(*[pl.col(k) == val for k, val in combo.items()]) if combo else data
+        deal = v[a.cluster].to_numpy()
+        for m in metrics:
+            av, bv = v[m].to_numpy(), v[f"{m}_b"].to_numpy()
+            ok = ~(np.isnan(av) | np.isnan(bv))
+            if ok.sum() < 2:
+                continue
+            la, lb = _interval_of(av[ok], deal[ok]), _interval_of(bv[ok], deal[ok])
+            rows.append({**combo, "metric": m, "n": int(ok.sum()),
+                         "a_mean": la[0], "a_ci_low": la[1], "a_ci_high": la[2],
+                         "b_mean": lb[0], "b_ci_low": lb[1], "b_ci_high": lb[2]})
     return pl.DataFrame(rows)
 
 

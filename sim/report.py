@@ -336,6 +336,7 @@ def bots_section(rep: Report, a: A.Dataset, b: A.Dataset, comp: pl.DataFrame, pr
     rep.table(pl.DataFrame(rows))
     rep.add("Shares in points of percentage. Metrics: " + "; ".join(
         f"`{k}`: {A.metric_texts(a)[k]}" for k in metrics) + ".", "")
+    _levels_table(rep, a, b, names, metrics, fam.units)
     if fam.unit != "round":
         return
     edges = A.compare_seat_edges(a, b)
@@ -355,6 +356,27 @@ def bots_section(rep: Report, a: A.Dataset, b: A.Dataset, comp: pl.DataFrame, pr
             rows.append(row)
     rep.add("Each seat's edges over the table (its win share and score minus the round's mean, seat 0 "
             f"starting) as each set of bots plays the same {fam.units}:", "")
+    rep.table(pl.DataFrame(rows))
+
+
+def _levels_table(rep: Report, a: A.Dataset, b: A.Dataset, names: tuple[str, str], metrics, units: str) -> None:
+    """Every variant's metrics as each set of bots plays it (:func:`sim.analysis.bot_levels`),
+    two rows a variant: the levels the effects above are differences of."""
+    levels = A.bot_levels(a, b, metrics)
+    keys = [k for k in a.keys if k in levels.columns]
+    rows = []
+    for combo in levels.select(keys).unique(maintain_order=True).rows(named=True):
+        sub = levels.filter(*[pl.col(k) == v for k, v in combo.items()])
+        variant = ", ".join(f"{k}={str(v).lower() if isinstance(v, bool) else v}" for k, v in combo.items())
+        for side, name in (("a", names[0]), ("b", names[1])):
+            row = {"variant": variant, "bots": name}
+            for r in sub.iter_rows(named=True):
+                scale = 100 if r["metric"] in plots.PERCENT_METRICS else 1
+                row[r["metric"]] = (f"{scale * r[f'{side}_mean']:.2f} [{scale * r[f'{side}_ci_low']:.2f}, "
+                                    f"{scale * r[f'{side}_ci_high']:.2f}]")
+            rows.append(row)
+    rep.add(f"Each variant as each set of bots plays it, on the same {units} (the levels the effects above "
+            "are differences of; shares in percent, 95% intervals clustered by deal):", "")
     rep.table(pl.DataFrame(rows))
 
 

@@ -317,7 +317,15 @@ def test_a_finding_s_verdict_across_bots():
 
 
 def test_compare_bots_pairs_the_same_rounds_and_marks_every_finding(bot_sweeps):
-    from sim.analysis import compare_bots, compare_seat_edges, compare_variants, open_dataset, same_sweep
+    from sim.analysis import (
+        bot_levels,
+        compare_bots,
+        compare_seat_edges,
+        compare_variants,
+        open_dataset,
+        round_metrics,
+        same_sweep,
+    )
 
     greedy, careful, other = (open_dataset(bot_sweeps[k]) for k in ("greedy", "careful", "other"))
     assert same_sweep(greedy, careful) and not same_sweep(greedy, other) and not same_sweep(greedy, greedy)
@@ -336,6 +344,19 @@ def test_compare_bots_pairs_the_same_rounds_and_marks_every_finding(bot_sweeps):
     assert edges.height == 4 and (edges["a_score_edge"].abs() > 0).all()
     assert edges.filter(pl.col("seat") == 0)["a_score_edge"].to_list() == pytest.approx(
         (-edges.filter(pl.col("seat") == 1)["a_score_edge"]).to_list())  # two seats: opposite edges
+    # the levels: each side's mean is the sweep's own, and the effects are their differences
+    levels = bot_levels(greedy, careful, ["opened_by_3", "mean_penalty"])
+    assert levels.height == 4 and (levels["n"] == 1500).all()
+    own = round_metrics(careful).group_by("open_points").agg(pl.col("mean_penalty").mean())
+    own = own.sort("open_points").collect()
+    level = levels.filter(pl.col("metric") == "mean_penalty").sort("open_points")
+    assert level["b_mean"].to_list() == pytest.approx(own["mean_penalty"].to_list())
+    for r in comp.iter_rows(named=True):
+        at = {v: levels.filter((pl.col("metric") == r["metric"]) & (pl.col("open_points") == v)).row(0, named=True)
+              for v in (91, 101)}
+        for side in "ab":
+            assert r[f"{side}_diff"] == pytest.approx(at[91][f"{side}_mean"] - at[101][f"{side}_mean"])
+            assert at[91][f"{side}_ci_low"] < at[91][f"{side}_mean"] < at[91][f"{side}_ci_high"]
     with pytest.raises(sim.DatasetError, match="not the same sweep"):
         compare_bots(greedy, open_dataset(bot_sweeps["other"]).__class__(
             other.path, {**other.manifest, "seed": 99}, ("players",), other.rounds, other.players),
@@ -351,6 +372,9 @@ def test_the_report_sets_one_sweep_beside_the_same_played_by_other_bots(bot_swee
     rows = [line for line in section.splitlines() if line.startswith("| open_points vs 101")]
     assert len(rows) == 6 and all(re.search(r"\| (holds|\*differs\*|\*\*changes sign\*\*) \|$", r) for r in rows)
     assert "Each seat's edges over the table" in section and "figures/" in section
+    levels = section.split("Each variant as each set of bots plays it")[1].split("Each seat's edges")[0]
+    bots = [line.split(" | ")[1] for line in levels.splitlines() if line.startswith("| open_points=")]
+    assert bots == ["greedy", "careful"] * 2  # each variant, as each set of bots plays it
     # the sweep played again is shown beside the first, not on its own; the key numbers count its findings
     assert "## careful: sweep" not in md and "## greedy: sweep" in md and "## other: sweep" in md
     assert re.search(r"- greedy played with every seat careful instead of greedy \(careful\): of 6 paired "
