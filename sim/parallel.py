@@ -27,6 +27,7 @@ from joblib import Parallel, delayed, parallel_config
 
 from sim.errors import SimError
 
+CONNECT_TIMEOUT = "20s"  # how long --scheduler may take to answer before the run is refused
 FAULT_ENV = "SIM_FAULT"  # fault injection for the resilience tests: "kill:KEY" or "kill-once:KEY:MARKER"
 
 
@@ -189,7 +190,7 @@ class Workers:
             self._client = Client(self._local_cluster)
         else:
             try:
-                self._client = Client(self.scheduler, timeout="20s")
+                self._client = Client(self.scheduler, timeout=CONNECT_TIMEOUT)
             except OSError as e:
                 raise SimError(f"--scheduler {self.scheduler}: cannot connect ({e})") from None
         return self

@@ -26,7 +26,7 @@ TABLES = [  # players, partners, decks
     (2, False, 1), (3, False, 1), (4, False, 1), (4, True, 1), (4, False, 2), (4, True, 2)]
 MIXES = (["greedy"], ["careful"], ["expert"], ["greedy", "careful", "careful", "greedy"],
          ["expert", "greedy", "careful", "expert"])
-MATCHES = 120  # per table and bot mix: 6 x 5 x 120 = 3,600 refereed matches, 1,440 of them with experts
+MATCHES = 90  # per table and bot mix: 6 x 5 x 90 = 2,700 refereed matches, 1,080 of them with experts
 
 
 def traced(rules, seed, match_id, policies, fixed=None):

@@ -34,7 +34,7 @@ VARIANTS = {
     "joker_moves_free": {"joker_moves": "free"},
     "locked_jokers_free": {"locked_jokers": True, "joker_moves": "free"},
 }
-ROUNDS = 50  # per variant, player count and bot mix: 8 x 3 x 2 x 50 + 2 x 3 x 2 x 4 = 2,448 rounds
+ROUNDS = 35  # per variant, player count and bot mix: 8 x 3 x 2 x 35 + 2 x 3 x 2 x 4 = 1,728 rounds
 WRAP_ROUNDS = 4  # wrap-around runs make the table solver's positions harder (some rounds take seconds)
 
 

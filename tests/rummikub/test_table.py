@@ -74,7 +74,8 @@ def _check(melds, rack, rules, objective):
     return play
 
 
-@pytest.mark.parametrize("name", sorted(VARIANTS))
+# free_wrap_runs is checked on wrap-around positions below: its brute force is the slowest of all.
+@pytest.mark.parametrize("name", sorted(set(VARIANTS) - {"free_wrap_runs"}))
 @settings(max_examples=300)
 @given(position=table_positions(), objective=st.sampled_from(["value", "tiles"]))
 def test_k_play_1_table_solver_matches_reference(name, position, objective):
@@ -83,7 +84,7 @@ def test_k_play_1_table_solver_matches_reference(name, position, objective):
 
 
 @pytest.mark.parametrize("name", ["wrap_runs", "free_wrap_runs"])
-@settings(max_examples=300)
+@settings(max_examples=200)
 @given(position=table_positions(wrap=True), objective=st.sampled_from(["value", "tiles"]))
 def test_k_var_wrap_runs_table_solver_matches_reference(name, position, objective):
     melds, rack = position

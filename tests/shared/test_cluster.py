@@ -49,7 +49,8 @@ def test_scheduler_address_and_deal_stats(tmp_path):
         cluster.close()
 
 
-def test_bad_cluster_options_are_one_clear_line(tmp_path):
+def test_bad_cluster_options_are_one_clear_line(tmp_path, monkeypatch):
+    monkeypatch.setattr("sim.parallel.CONNECT_TIMEOUT", "2s")  # nothing listens there: no need to wait 20 s
     cli = CliRunner()
     r = cli.invoke(app, ["run", "--cluster", "remote", "--rounds", "10", "--out", str(tmp_path / "x"), "--no-progress"])
     assert r.exit_code == 2 and "local or local:N" in r.output

@@ -40,7 +40,7 @@ def visible_files(out):
 @pytest.mark.slow
 def test_sigkill_leaves_no_partial_file_and_resume_finishes_exactly(tmp_path):
     out = tmp_path / "k"
-    args = ["run", "--rounds", "40000", "--chunk", "1000", "--jobs", "2", "--seed", "3", "--out", str(out),
+    args = ["run", "--rounds", "16000", "--chunk", "400", "--jobs", "2", "--seed", "3", "--out", str(out),
             "--no-progress"]
     proc = subprocess.Popen([*SIM, *args], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                             start_new_session=True)
@@ -55,13 +55,13 @@ def test_sigkill_leaves_no_partial_file_and_resume_finishes_exactly(tmp_path):
     assert killed_at < 40
     resumed = sim_cmd(*args, "--json")
     assert resumed.returncode == 0, resumed.stderr
-    assert json.loads(resumed.stdout)["rounds"] == 40000
+    assert json.loads(resumed.stdout)["rounds"] == 16000
     r = rows(out)
-    assert r.height == 40000 and r["round_id"].n_unique() == 40000
-    assert rows(out, "players").height == 4 * 40000
+    assert r.height == 16000 and r["round_id"].n_unique() == 16000
+    assert rows(out, "players").height == 4 * 16000
     assert not [p for p in out.rglob("*.tmp")]
     clean = tmp_path / "clean"
-    runner.run(runner.RunSpec((runner.Variant(RULES),), 40000, 3, ("greedy",), 1000), clean, jobs=2,
+    runner.run(runner.RunSpec((runner.Variant(RULES),), 16000, 3, ("greedy",), 400), clean, jobs=2,
                progress=False)
     assert rows(out, "players").equals(rows(clean, "players"))
 
