@@ -367,7 +367,7 @@ def _levels_table(rep: Report, a: A.Dataset, b: A.Dataset, names: tuple[str, str
     rows = []
     for combo in levels.select(keys).unique(maintain_order=True).rows(named=True):
         sub = levels.filter(*[pl.col(k) == v for k, v in combo.items()])
-        variant = ", ".join(f"{k}={str(v).lower() if isinstance(v, bool) else v}" for k, v in combo.items())
+        variant = plots.variant_label(combo)
         for side, name in (("a", names[0]), ("b", names[1])):
             row = {"variant": variant, "bots": name}
             for r in sub.iter_rows(named=True):
