@@ -134,9 +134,19 @@ def open_dataset(path: str | Path) -> Dataset:
     present = rounds.collect_schema().names()
     settings = family.rules_class.field_names()  # the rules columns of the rounds table, where present
     round_cols = ["round_id", *keys, "finish", "winner_seat", pl.col("turns").alias("round_turns"),
-                  *[c for c in (*ROUND_FACTS, *settings) if c not in keys and c in present]]
+                  *[c for c in (*ROUND_FACTS, "winners", *settings) if c not in keys and c in present]]
     players = players.join(rounds.select(round_cols), on=["round_id", *keys], how="left")
     return Dataset(path, manifest, keys, rounds, players, tables={"rounds": rounds, "players": players})
+
+
+def won_or_shared(ds: Dataset) -> pl.Expr:
+    """Whether a player row is among its round's winners: the winner alone, or one of the
+    tied racks that share the gain (Rummikub, K-END-2: ``winner_seat`` is null then, and
+    ``winners`` lists them). Everyone else lost the round and pays a penalty."""
+    alone = (pl.col("winner_seat") == pl.col("seat")).fill_null(False)
+    if "winners" in ds.players.collect_schema().names():
+        return alone | pl.col("winners").list.contains(pl.col("seat")).fill_null(False)
+    return alone
 
 
 def wilson_shares(df: pl.DataFrame, k: str = "k", n: str = "n") -> pl.DataFrame:
@@ -286,14 +296,15 @@ def group_columns(ds: Dataset, by: Sequence[str] | None, extra: Sequence[str] = 
 # --- opening ---------------------------------------------------------------------------------
 
 
-def opened_by_turn(ds: Dataset, max_turn: int = 10, by: Sequence[str] | None = None) -> pl.DataFrame:
+def opened_by_turn(ds: Dataset, max_turn: int = 10, by: Sequence[str] | None = None,
+                   seats: bool = True) -> pl.DataFrame:
     """P(a player has opened by its own turn t), t = 1..max_turn.
 
-    Columns: ``*by``, ``seat``, ``turn``, ``k`` (players opened by then), ``n`` (players),
-    ``share``, ``ci_low``, ``ci_high``. Default ``by``: the dataset's variant columns
-    and ``players``.
+    Columns: ``*by``, ``seat`` (with ``seats``; else every seat together), ``turn``, ``k``
+    (players opened by then), ``n`` (players), ``share``, ``ci_low``, ``ci_high``. Default
+    ``by``: the dataset's variant columns and ``players``.
     """
-    group = [*group_columns(ds, by, ("players",)), "seat"]
+    group = [*group_columns(ds, by, ("players",)), *(["seat"] if seats else [])]
     totals = ds.players.group_by(*group).agg(pl.len().alias("n")).collect()
     when = (ds.players.filter(pl.col("opened")).group_by(*group, "open_turn")
             .agg(pl.len().alias("c")).collect())
@@ -304,7 +315,7 @@ def opened_by_turn(ds: Dataset, max_turn: int = 10, by: Sequence[str] | None = N
           .agg(pl.col("c").filter(pl.col("open_turn") <= pl.col("turn")).sum().alias("k"))
           .with_columns(pl.col("k").fill_null(0))
           .select(*group, "turn", "k", "n").sort(*group, "turn"))
-    if not ds.duplicate:  # one row per seat and round: independent samples, Wilson is right
+    if not ds.duplicate and seats:  # one row per seat and round: independent samples, Wilson is right
         return wilson_shares(df)
     ci = pl.concat([clustered_intervals(ds, ds.players, group, (pl.col("open_turn") <= t).fill_null(False), True)
                     .with_columns(pl.lit(t, dtype=pl.Int16).alias("turn")) for t in range(1, max_turn + 1)])
@@ -392,7 +403,7 @@ def penalties(ds: Dataset, by: Sequence[str] | None = None) -> pl.DataFrame:
     Group by ``open_kind`` (null: never opened) or ``finish`` to see T-SCORE-2/3 at work.
     """
     group = group_columns(ds, by, ("players",))
-    won = (pl.col("winner_seat") == pl.col("seat")).fill_null(False)
+    won = won_or_shared(ds)  # tied winners (K-END-2) lose nothing
     p = -pl.col("score")
     df = (ds.players.filter(~won).group_by(*group)
           .agg(pl.len().alias("n"), p.mean().alias("mean"), p.std().fill_null(0).alias("sd"),
@@ -418,7 +429,7 @@ def penalty_values(ds: Dataset, by: Sequence[str] | None = None) -> pl.DataFrame
     (players who did not win), ``share``, ``ci_low``, ``ci_high``.
     """
     group = group_columns(ds, by, ("players",))
-    won = (pl.col("winner_seat") == pl.col("seat")).fill_null(False)
+    won = won_or_shared(ds)  # tied winners (K-END-2) lose nothing
     lost = ds.players.filter(~won).with_columns((-pl.col("score")).alias("penalty"))
     return category_shares(ds, lost, group, "penalty")
 
@@ -503,7 +514,7 @@ ROUND_METRICS = {
     "turns": "turns per round",
     "opened_by_3": "share of players opened by their own 3rd turn",
     "never_opened": "share of players never opening",
-    "mean_penalty": "mean penalty of the players who did not win (minus their score)",
+    "mean_penalty": "mean penalty of the players who lost (minus their score), pooled over them",
     "seat0_score": "score of the starting seat",
     "seat0_win": "share of rounds the starting seat wins alone",
     "winner_gain": "the winner's gain (0 when no player wins alone)",
@@ -543,9 +554,19 @@ def metrics_of(ds: Dataset) -> list[str]:
     return [*ROUND_METRICS, *_family_metrics(ds)]
 
 
+# A metric that is a share or a mean over the players or hands of a unit (the penalty of the
+# players who lost, the share of a match's hands washed out) is compared as a ratio
+# estimator: its numerator and denominator are summed over the units of a variant, so the
+# paired figures are the pooled quantity the tables print, not a mean of per-unit shares
+# (which weighs a short match's hands more and moves with the match length). Such a metric
+# comes with two more columns, ``<metric>:num`` and ``<metric>:den``.
+NUM, DEN = ":num", ":den"
+
+
 def round_metrics(ds: Dataset) -> pl.LazyFrame:
     """One row per round (card matches: per match) and variant with the metrics of
-    :func:`metrics_of`."""
+    :func:`metrics_of`; a ratio metric also with its numerator and denominator
+    (``<metric>:num``, ``<metric>:den``: see :data:`NUM`)."""
     mod = _own_analysis(ds)
     if mod is not None:
         return mod.unit_metrics(ds)
@@ -553,7 +574,9 @@ def round_metrics(ds: Dataset) -> pl.LazyFrame:
     per_round = ds.players.group_by("round_id", *ds.keys).agg(
         ((pl.col("open_turn") <= 3).fill_null(False)).mean().alias("opened_by_3"),
         (~pl.col("opened")).mean().alias("never_opened"),
-        (-pl.col("score")).filter(~won).mean().alias("mean_penalty"),
+        (-pl.col("score")).filter(~won_or_shared(ds)).mean().alias("mean_penalty"),
+        (-pl.col("score")).filter(~won_or_shared(ds)).sum().cast(pl.Float64).alias(f"mean_penalty{NUM}"),
+        (~won_or_shared(ds)).sum().cast(pl.Float64).alias(f"mean_penalty{DEN}"),
         pl.col("score").filter(pl.col("seat") == 0).first().alias("seat0_score"),
         (pl.col("winner_seat") == 0).fill_null(False).first().cast(pl.Float64).alias("seat0_win"),
         pl.col("score").filter(won).first().fill_null(0).alias("winner_gain"),
@@ -571,6 +594,37 @@ def _literal(value, dtype) -> pl.Expr:
     if dtype == pl.Boolean:
         return pl.lit(value in (True, 1, "true", "1"))
     return pl.lit(value).cast(dtype)
+
+
+def _metric_parts(df: pl.DataFrame, metric: str, sides: Sequence[str]) -> tuple[np.ndarray, list]:
+    """The rows of ``df`` a metric is estimated on and, for each column suffix of ``sides``
+    (``""``, ``"_base"``, ``"_b"``, ...), its numerator and denominator on them: a ratio
+    metric's own columns on every row; a plain one its value over 1, on the rows where no
+    side is missing (a paired difference needs both)."""
+    if f"{metric}{NUM}" in df.columns:
+        keep = np.ones(df.height, dtype=bool)
+        return keep, [(df[f"{metric}{NUM}{s}"].to_numpy().astype(float),
+                       df[f"{metric}{DEN}{s}"].to_numpy().astype(float)) for s in sides]
+    values = [df[f"{metric}{s}"].to_numpy().astype(float) for s in sides]
+    keep = ~np.any([np.isnan(v) for v in values], axis=0)
+    return keep, [(v[keep], np.ones(int(keep.sum()))) for v in values]
+
+
+def _pooled(num: np.ndarray, den: np.ndarray) -> tuple[float, np.ndarray]:
+    """The ratio estimator Σnum / Σden and each unit's linearised share of its error: their
+    mean is the estimator minus its value, so the clustered standard error of that mean
+    (:func:`sim.stats.cluster_se`) is the estimator's (the delta method)."""
+    total = den.sum()
+    if total == 0:
+        return float("nan"), np.zeros_like(num)
+    ratio = float(num.sum() / total)
+    return ratio, (num - ratio * den) * (num.size / total)
+
+
+def _estimate(value: float, error: np.ndarray, deal: np.ndarray) -> tuple[float, float, float]:
+    """``value`` with its 95% interval from the linearised errors, clustered by deal."""
+    half = Z95 * cluster_se(cluster_stats(error, deal))[1] if error.size > 1 else float("nan")
+    return value, value - half, value + half
 
 
 def compare_variants(ds: Dataset, baseline: dict, metrics: Sequence[str] | None = None) -> pl.DataFrame:
@@ -613,18 +667,14 @@ def compare_variants(ds: Dataset, baseline: dict, metrics: Sequence[str] | None 
         label = ", ".join(f"{k}={str(val).lower() if isinstance(val, bool) else val}" for k, val in combo.items())
         deal = joined[ds.cluster].to_numpy()
         for m in metrics:
-            a, b = joined[m].to_numpy(), joined[f"{m}_base"].to_numpy()
-            ok = ~(np.isnan(a) | np.isnan(b))
-            a, b = a[ok], b[ok]
-            n = len(a)
-            d = a - b
+            ok, ((na, da), (nb, db)) = _metric_parts(joined, m, ("", "_base"))
+            (a, ea), (b, eb) = _pooled(na, da), _pooled(nb, db)
+            n = int(ok.sum())
             # The rounds of a duplicate deal are one sample (cluster-robust error)
-            half = Z95 * cluster_se(cluster_stats(d, deal[ok]))[1] if n > 1 else float("nan")
-            unpaired = Z95 * np.sqrt(a.var(ddof=1) / n + b.var(ddof=1) / n) if n > 1 else float("nan")
-            rows.append({"variant": label, "metric": m, "n": n, "baseline": float(b.mean()),
-                         "value": float(a.mean()), "diff": float(d.mean()),
-                         "ci_low": float(d.mean() - half), "ci_high": float(d.mean() + half),
-                         "unpaired_half_width": float(unpaired)})
+            diff, low, high = _estimate(a - b, ea - eb, deal[ok])
+            unpaired = Z95 * np.sqrt(ea.var(ddof=1) / n + eb.var(ddof=1) / n) if n > 1 else float("nan")
+            rows.append({"variant": label, "metric": m, "n": n, "baseline": b, "value": a, "diff": diff,
+                         "ci_low": low, "ci_high": high, "unpaired_half_width": float(unpaired)})
     return pl.DataFrame(rows)
 
 
@@ -715,13 +765,12 @@ def compare_bots(a: Dataset, b: Dataset, baseline: dict, metrics: Sequence[str] 
         label = ", ".join(f"{k}={str(val).lower() if isinstance(val, bool) else val}" for k, val in combo.items())
         deal = joined[cluster].to_numpy()
         for m in metrics:
-            av, ab = joined[m].to_numpy(), joined[f"{m}_base"].to_numpy()
-            bv, bb = joined[f"{m}_b"].to_numpy(), joined[f"{m}_b_base"].to_numpy()
-            ok = ~(np.isnan(av) | np.isnan(ab) | np.isnan(bv) | np.isnan(bb))
+            ok, parts = _metric_parts(joined, m, ("", "_base", "_b", "_b_base"))
             if ok.sum() < 2:
                 continue
-            effect_a, effect_b = av[ok] - ab[ok], bv[ok] - bb[ok]
-            ea, eb, ec = (_interval_of(x, deal[ok]) for x in (effect_a, effect_b, effect_b - effect_a))
+            (av, zav), (ab, zab), (bv, zbv), (bb, zbb) = (_pooled(*p) for p in parts)
+            ea, eb, ec = (_estimate(value, error, deal[ok]) for value, error in (
+                (av - ab, zav - zab), (bv - bb, zbv - zbb), ((bv - bb) - (av - ab), (zbv - zbb) - (zav - zab))))
             rows.append({"variant": label, "metric": m, "n": int(ok.sum()),
                          "a_diff": ea[0], "a_ci_low": ea[1], "a_ci_high": ea[2],
                          "b_diff": eb[0], "b_ci_low": eb[1], "b_ci_high": eb[2],
@@ -735,8 +784,9 @@ def _both_played(a: Dataset, b: Dataset, metrics: Sequence[str]) -> pl.DataFrame
     with the suffix ``_b``, and the deal to cluster by."""
     on = [a.unit_id, *a.keys]
     da = round_metrics(a).collect()
-    db = round_metrics(b).collect().select(*on, *metrics)
-    return da.select(*on, *([a.cluster] if a.cluster not in on else []), *metrics).join(db, on=on, suffix="_b")
+    columns = [c for c in da.columns if c in metrics or (c.rsplit(":", 1)[0] in metrics and ":" in c)]
+    db = round_metrics(b).collect().select(*on, *columns)
+    return da.select(*on, *([a.cluster] if a.cluster not in on else []), *columns).join(db, on=on, suffix="_b")
 
 
 def bot_levels(a: Dataset, b: Dataset, metrics: Sequence[str] | None = None) -> pl.DataFrame:
@@ -756,11 +806,10 @@ def bot_levels(a: Dataset, b: Dataset, metrics: Sequence[str] | None = None) -> 
         v = data.filter(*[pl.col(k) == val for k, val in combo.items()]) if combo else data
         deal = v[a.cluster].to_numpy()
         for m in metrics:
-            av, bv = v[m].to_numpy(), v[f"{m}_b"].to_numpy()
-            ok = ~(np.isnan(av) | np.isnan(bv))
+            ok, parts = _metric_parts(v, m, ("", "_b"))
             if ok.sum() < 2:
                 continue
-            la, lb = _interval_of(av[ok], deal[ok]), _interval_of(bv[ok], deal[ok])
+            la, lb = (_estimate(*_pooled(*p), deal[ok]) for p in parts)
             rows.append({**combo, "metric": m, "n": int(ok.sum()),
                          "a_mean": la[0], "a_ci_low": la[1], "a_ci_high": la[2],
                          "b_mean": lb[0], "b_ci_low": lb[1], "b_ci_high": lb[2]})

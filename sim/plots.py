@@ -80,6 +80,28 @@ def opened_by_turn(obt: pl.DataFrame, others: dict | None = None):
     return fig
 
 
+def opened_by_variant(obt: pl.DataFrame, vary: list[str]):
+    """Share of players opened by their own turn, every seat together, one panel per player
+    count and a line per value of the ``vary`` fields: what a rule does to the openings.
+    ``obt`` from :func:`sim.analysis.opened_by_turn` with ``seats=False``."""
+    counts = sorted(obt["players"].unique().to_list())
+    fig, axes = plt.subplots(1, len(counts), sharey=True, figsize=(4.2 * len(counts) + 0.8, 4.3), squeeze=False)
+    for ax, n in zip(axes[0], counts, strict=True):
+        sub = select(obt, {"players": n})
+        for combo in variants(sub, vary):
+            s = select(sub, combo).sort("turn")
+            line, = ax.plot(s["turn"], 100 * s["share"], marker="o", ms=3, label=variant_label(combo))
+            ax.fill_between(s["turn"], 100 * s["ci_low"], 100 * s["ci_high"], color=line.get_color(), alpha=0.2)
+        ax.set_title(f"{n} players")
+        ax.set_xlabel("own turn (1 = first)")
+        ax.set_xticks(range(1, int(obt["turn"].max()) + 1))
+        ax.legend(loc="lower right", fontsize=8)
+    axes[0][0].set_ylabel("players opened by then (%)")
+    axes[0][0].set_ylim(0, 100)
+    fig.suptitle("Share of players opened by their own turn (all seats), with 95% bands")
+    return fig
+
+
 def opening_value_cdf(vals: pl.DataFrame, combos: list[dict]):
     """Cumulative distribution of melds opening values; ``vals`` from
     :func:`sim.analysis.opening_values`."""

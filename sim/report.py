@@ -39,7 +39,7 @@ import polars as pl
 from markdown.treeprocessors import Treeprocessor
 
 from sim import analysis as A
-from sim import plots
+from sim import plots, store
 from sim.errors import DatasetError, OutputError
 from sim.games import family
 from sim.plots import variants as _combos
@@ -171,11 +171,18 @@ def opened_by_turn_section(rep: Report, ds: A.Dataset, prefer: dict, opening: st
     keys = list(ds.keys)
     by = keys if "players" in keys else [*keys, "players"]
     obt = A.opened_by_turn(ds, max_turn=10, by=by)
-    others = {k: v for k, v in baseline_variant(ds, prefer).items() if k != "players"}
-    rep.add("### When do players open?", "",
-            f"The share of players who have opened by their own *t*-th turn ({opening}), by seat, with 95% "
-            "Wilson bands" + (f", for {variant_label(others)}" if others else "") + ".", "")
-    rep.figure(plots.opened_by_turn(obt, others), name, caption)
+    vary = swept_fields(ds, skip=("players",))
+    if vary:  # what the swept rule does to the openings (each seat's curve is in the table below)
+        rep.add("### When do players open?", "",
+                f"The share of players who have opened by their own *t*-th turn ({opening}), every seat "
+                f"together, a line for each value of {', '.join(f'`{k}`' for k in vary)}, with 95% bands.", "")
+        rep.figure(plots.opened_by_variant(A.opened_by_turn(ds, max_turn=10, by=by, seats=False), vary), name,
+                   caption.replace("by seat", "by " + ", ".join(vary)))
+    else:
+        rep.add("### When do players open?", "",
+                f"The share of players who have opened by their own *t*-th turn ({opening}), by seat, with 95% "
+                "Wilson bands.", "")
+        rep.figure(plots.opened_by_turn(obt), name, caption)
     wide = []
     for combo in _combos(obt, by):
         sub = select(obt, combo)
@@ -380,8 +387,47 @@ def _levels_table(rep: Report, a: A.Dataset, b: A.Dataset, names: tuple[str, str
     rep.table(pl.DataFrame(rows))
 
 
-def _provenance_section(rep: Report, datasets: list[A.Dataset], deal_files: list[Path]) -> None:
-    rep.add("## Rules, provenance and how to reproduce", "")
+def _data_commits(ds: A.Dataset) -> dict[str, int]:
+    """The commits that wrote ``ds``'s chunks (from each file's metadata), with how many each."""
+    counts: dict[str, int] = {}
+    for f in sorted((ds.path / family(ds.family).tables[0]).rglob("*.parquet")):
+        commit = read_metadata(f).get("git_commit", "unknown")
+        counts[commit] = counts.get(commit, 0) + 1
+    return counts
+
+
+def _commits_text(counts: dict[str, int]) -> str:
+    if len(counts) == 1:
+        return f"commit `{next(iter(counts))}`"
+    return "commits " + ", ".join(f"`{c}` ({n:,} chunks)" for c, n in counts.items())
+
+
+def _build_warning(datasets: list[A.Dataset], deal_files: list[Path], commits: dict[Path, dict[str, int]]) -> str:
+    """A warning for the top of the report when its numbers cannot be made again from a
+    commit: the report or some of its data came from a checkout with local changes."""
+    found = []
+    built = store.git_commit()
+    if built.endswith("-dirty"):
+        found.append(f"the report was built from a checkout with local changes (`{built}`)")
+    for ds in datasets:
+        dirty = sum(n for c, n in commits[ds.path].items() if c.endswith("-dirty"))
+        if dirty:
+            found.append(f"{dirty:,} of the {sum(commits[ds.path].values()):,} chunks of {ds.path.name} were "
+                         "written from a checkout with local changes")
+    found += [f"{f.name} was written from a checkout with local changes" for f in deal_files
+              if read_metadata(f).get("git_commit", "").endswith("-dirty")]
+    if not found:
+        return ""
+    return ("> **Not reproducible from a commit:** " + "; ".join(found) + ". Commit the code and build the "
+            "data and the report again from a clean checkout before publishing it.")
+
+
+def _provenance_section(rep: Report, datasets: list[A.Dataset], deal_files: list[Path],
+                        commits: dict[Path, dict[str, int]]) -> None:
+    from sim.version import __version__
+
+    rep.add("## Rules, provenance and how to reproduce", "",
+            f"This report was built by package {__version__} at commit `{store.git_commit()}`.", "")
     for ds in datasets:
         f = next((ds.path / family(ds.family).tables[0]).rglob("*.parquet"))
         meta = read_metadata(f)
@@ -389,7 +435,7 @@ def _provenance_section(rep: Report, datasets: list[A.Dataset], deal_files: list
         rep.add(f"**{ds.path.name}** — {m['kind']} of {m['rounds']:,} {family(ds.family).units} per variant, "
                 f"seed {m['seed']}, "
                 f"policies {','.join(m['policies'])}, {len(ds.variants)} variant(s); package "
-                f"{meta.get('version')}, commit `{meta.get('git_commit')}`.", "")
+                f"{meta.get('version')}, {_commits_text(commits[ds.path])}.", "")
         if meta.get("command"):
             rep.add("```sh", meta["command"], "```", "")
         rules = ds.variants[0]["rules"]
@@ -485,6 +531,10 @@ def _write_report(rep: Report, datasets: list[A.Dataset], deals: list[Path], pre
         pairs = [(a, b, bots_findings(a, b, prefer)) for a, b in bot_pairs(datasets)]
         shadows = {id(b) for _, b, _ in pairs}
         rep.add(f"# {title}", "")
+        commits = {ds.path: _data_commits(ds) for ds in datasets}
+        warning = _build_warning(datasets, deals, commits)
+        if warning:
+            rep.add(warning, "")
         rep.add(_headlines(datasets, deals, prefer, pairs), "")
         if notes_text:
             rep.add(notes_text.rstrip(), "")
@@ -507,7 +557,7 @@ def _write_report(rep: Report, datasets: list[A.Dataset], deals: list[Path], pre
                 _seat_section(rep, ds, prefer)
         for a, b, comp in pairs:
             bots_section(rep, a, b, comp, prefer)
-        _provenance_section(rep, datasets, deals)
+        _provenance_section(rep, datasets, deals, commits)
         rep.add("To regenerate this report from the same data:", "", "```sh", command, "```", "")
     text = "\n".join(rep.lines) + "\n"
     page = (f"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
@@ -640,4 +690,6 @@ th { background: #f2f2f2; }
 img { max-width: 100%; }
 pre { background: #f6f6f6; padding: 0.6rem; overflow-x: auto; font-size: 0.8rem; }
 h2 { border-bottom: 2px solid #ddd; padding-bottom: 0.2rem; margin-top: 2.4rem; }
+blockquote { border-left: 4px solid #c0392b; background: #fdecea; color: #8e1b10; margin: 1rem 0;
+             padding: 0.4rem 0.9rem; }
 """

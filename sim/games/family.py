@@ -157,9 +157,17 @@ SHARED_METRICS = (
 
 
 def losers(tables: dict[str, pl.DataFrame]) -> pl.DataFrame:
-    """The players rows of the players who did not win their round alone."""
-    players = tables["players"].join(tables["rounds"].select("round_id", "winner_seat"), on="round_id")
-    return players.filter(players["winner_seat"].is_null() | (players["winner_seat"] != players["seat"]))
+    """The players rows of the players who lost their round: not its winner, nor one of the
+    tied racks that share the gain (Rummikub's ``winners``, K-END-2)."""
+    import polars as pl
+
+    shared = "winners" in tables["rounds"].columns
+    rounds = tables["rounds"].select("round_id", "winner_seat", *(["winners"] if shared else []))
+    players = tables["players"].join(rounds, on="round_id")
+    won = (pl.col("winner_seat") == pl.col("seat")).fill_null(False)
+    if shared:
+        won = won | pl.col("winners").list.contains(pl.col("seat")).fill_null(False)
+    return players.filter(~won)
 
 
 def seat_lines(variant: dict, opened_by: tuple[int, ...], last: tuple[str, str, int]) -> list[str]:

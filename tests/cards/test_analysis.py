@@ -101,6 +101,44 @@ def test_paired_target_effect_by_hand(ds, tables):
         A.compare_variants(ds, {"target": 101}, ["opened_by_3"])
 
 
+def test_C_WASH_1_paired_effects_over_hands_pool_the_hands_as_the_tables_do(ds, small_data, tmp_path):
+    """A match always ends on a scored hand, so a per-match share of washes grows with the
+    match's length; the paired effects of the metrics over hands are ratio estimators
+    instead: their levels and differences are the pooled figures of the hand tables, and
+    their intervals (clustered by match) those of the tables too."""
+    import sim
+    from sim import runner
+
+    comp = A.compare_variants(ds, {"target": 101}, ["wash_share", "rummy_share", "mean_points"])
+    finishes = A.hand_finishes(ds, ["players", "target"])
+    worth = A.rummy_worth(ds, ["players", "target"])
+
+    def table(players, target):
+        f = finishes.filter((pl.col("players") == players) & (pl.col("target") == target))
+        share = {r["finish"]: r["share"] for r in f.iter_rows(named=True)}
+        w = worth.filter((pl.col("players") == players) & (pl.col("target") == target)).row(0, named=True)
+        return {"wash_share": share.get("wash", 0.0), "rummy_share": share.get("rummy", 0.0),
+                "mean_points": w["points"]}
+
+    for players in (2, 4):
+        long, short = table(players, 200), table(players, 101)
+        for r in comp.filter(pl.col("variant") == f"players={players}, target=200").iter_rows(named=True):
+            m = r["metric"]
+            assert r["value"] == pytest.approx(long[m]) and r["baseline"] == pytest.approx(short[m])
+            assert r["diff"] == pytest.approx(long[m] - short[m])
+            assert r["ci_low"] <= r["diff"] <= r["ci_high"]
+    # the levels beside another bot's: the pooled mean points with the table's own interval
+    variants = runner.grid_variants(sim.preset("rummy101-cards"), {"players": ["2", "4"], "target": ["101", "200"]})
+    runner.run(runner.RunSpec(variants, 60, 3, ("careful",), 60, kind="sweep"), tmp_path / "careful", jobs=1,
+               progress=False)
+    levels = A.bot_levels(ds, A.open_dataset(tmp_path / "careful"), ["mean_points", "wash_share"])
+    for r in worth.iter_rows(named=True):
+        at = levels.filter((pl.col("players") == r["players"]) & (pl.col("target") == r["target"]))
+        points = at.filter(pl.col("metric") == "mean_points").row(0, named=True)
+        assert points["n"] == 60 and points["a_mean"] == pytest.approx(r["points"])
+        assert (points["a_ci_low"], points["a_ci_high"]) == pytest.approx((r["points_ci_low"], r["points_ci_high"]))
+
+
 def test_report_has_the_card_sections(small_data, tmp_path):
     from sim.report import build_report
 

@@ -346,3 +346,29 @@ def test_greedy_places_the_table_solvers_best_every_turn(players):
                 assert (ev["value"] if action == "play" else 0) == (best.value if best.can_play else 0), (round_id, ev)
                 checked += 1
     assert checked > 50
+
+
+def test_K_END_2_tied_winners_pay_no_penalty_in_any_analysis(tmp_path):
+    """Blocked rounds whose lowest racks tie share the gain (K-END-2): those winners have
+    ``winner_seat`` null and must not enter the penalty statistics as losers (with a
+    negative loss). Checked against the players rows read plainly, on two-player expert
+    rounds, where ties at the empty pool happen."""
+    from sim import analysis, runner
+    from sim.games.family import losers
+
+    rules = RUMMIKUB.replace(players=2)
+    runner.run(runner.RunSpec(runner.grid_variants(rules, {}), 200, 5, ("expert",), 200), tmp_path / "k",
+               jobs=1, progress=False)
+    ds = analysis.open_dataset(tmp_path / "k")
+    rows = ds.players.select("round_id", "seat", "score", "winners").collect()
+    lost = [-r["score"] for r in rows.iter_rows(named=True) if r["seat"] not in r["winners"]]
+    assert rows.filter(pl.col("winners").list.len() > 1).height > 0  # the case is met
+    assert min(lost) >= 0
+    assert analysis.penalties(ds)["mean"][0] == pytest.approx(sum(lost) / len(lost))
+    values = analysis.penalty_values(ds)
+    assert values["penalty"].min() >= 0 and values["k"].sum() == len(lost)
+    per_round = analysis.round_metrics(ds).collect()["mean_penalty"]
+    assert per_round.min() >= 0
+    tables = {name: pl.concat([pl.read_parquet(f) for f in sorted((tmp_path / "k" / name).rglob("*.parquet"))])
+              for name in ("rounds", "players")}
+    assert losers(tables).height == len(lost)

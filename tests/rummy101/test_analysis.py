@@ -30,6 +30,13 @@ def test_opened_by_turn(ds):
     seat1 = pick(df, threshold_mode="fixed", seat=1).sort("turn")
     assert seat1["share"].to_list() == pytest.approx([1 / 3, 1 / 3, 2 / 3, 2 / 3, 1.0])
     assert (df["ci_low"] <= df["share"]).all() and (df["share"] <= df["ci_high"]).all()
+    # every seat together: the seats' counts added
+    pooled = A.opened_by_turn(ds, max_turn=5, seats=False)
+    assert "seat" not in pooled.columns
+    added = df.group_by("threshold_mode", "players", "turn").agg(pl.col("k").sum(), pl.col("n").sum())
+    both = pooled.join(added, on=["threshold_mode", "players", "turn"], suffix="_seats")
+    assert both.height == pooled.height
+    assert (both["k"] == both["k_seats"]).all() and (both["n"] == both["n_seats"]).all()
 
 
 def test_opening_kinds_and_discard_openings(ds):

@@ -43,6 +43,10 @@ def test_report_has_html_markdown_figures_and_provenance(data, tmp_path):
     html = page.read_text()
     figures = sorted((tmp_path / "r" / "figures").glob("*.png"))
     assert len(figures) >= 7
+    # each sweep's figures show what it sweeps: no figure is drawn twice (the openings of
+    # the thresholds sweep are the open_points lines, not the baseline's seats again)
+    assert len({f.read_bytes() for f in figures}) == len(figures)
+    assert "every seat together, a line for each value of `open_points`" in md
     for f in figures:
         assert f"figures/{f.name}" in md and f"figures/{f.name}" in html
     for text in ("Can a dealt rack open?", "When do players open?", "Increasing thresholds",
@@ -323,6 +327,7 @@ def test_compare_bots_pairs_the_same_rounds_and_marks_every_finding(bot_sweeps):
         compare_seat_edges,
         compare_variants,
         open_dataset,
+        penalties,
         round_metrics,
         same_sweep,
     )
@@ -347,10 +352,14 @@ def test_compare_bots_pairs_the_same_rounds_and_marks_every_finding(bot_sweeps):
     # the levels: each side's mean is the sweep's own, and the effects are their differences
     levels = bot_levels(greedy, careful, ["opened_by_3", "mean_penalty"])
     assert levels.height == 4 and (levels["n"] == 1500).all()
-    own = round_metrics(careful).group_by("open_points").agg(pl.col("mean_penalty").mean())
-    own = own.sort("open_points").collect()
+    # a mean over the players who lost is pooled over them, as the penalty table prints it
+    own = penalties(careful, ["open_points"]).sort("open_points")
     level = levels.filter(pl.col("metric") == "mean_penalty").sort("open_points")
-    assert level["b_mean"].to_list() == pytest.approx(own["mean_penalty"].to_list())
+    assert level["b_mean"].to_list() == pytest.approx(own["mean"].to_list())
+    assert level["b_ci_low"].to_list() == pytest.approx(own["ci_low"].to_list())
+    shares = round_metrics(careful).group_by("open_points").agg(pl.col("opened_by_3").mean())
+    level = levels.filter(pl.col("metric") == "opened_by_3").sort("open_points")
+    assert level["b_mean"].to_list() == pytest.approx(shares.sort("open_points").collect()["opened_by_3"].to_list())
     for r in comp.iter_rows(named=True):
         at = {v: levels.filter((pl.col("metric") == r["metric"]) & (pl.col("open_points") == v)).row(0, named=True)
               for v in (91, 101)}
@@ -379,3 +388,32 @@ def test_the_report_sets_one_sweep_beside_the_same_played_by_other_bots(bot_swee
     assert "## careful: sweep" not in md and "## greedy: sweep" in md and "## other: sweep" in md
     assert re.search(r"- greedy played with every seat careful instead of greedy \(careful\): of 6 paired "
                      r"findings, \d hold", md)
+
+
+def test_a_report_names_its_commit_and_flags_what_no_commit_can_make_again(tmp_path, monkeypatch):
+    """The report says which commit built it and which wrote its data; data or a build from a
+    checkout with local changes (``-dirty``) is flagged at the top, before any number."""
+    from sim import runner, store
+    from sim.games import preset
+
+    def write(name, commit):
+        monkeypatch.setattr(store, "git_commit", lambda: commit)
+        variants = runner.grid_variants(preset("rummy101").replace(players=2), {})
+        runner.run(runner.RunSpec(variants, 40, 1, ("greedy",), 20), tmp_path / name, jobs=1, progress=False)
+
+    write("clean", "c0ffee")
+    write("edited", "c0ffee-dirty")
+    monkeypatch.setattr(store, "git_commit", lambda: "c0ffee")
+    build_report([tmp_path / "clean"], tmp_path / "ok", command="x")
+    md = (tmp_path / "ok" / "report.md").read_text()
+    assert "Not reproducible" not in md and "built by package" in md and "at commit `c0ffee`" in md
+    build_report([tmp_path / "clean", tmp_path / "edited"], tmp_path / "flagged", command="x")
+    md = (tmp_path / "flagged" / "report.md").read_text()
+    top = md.split("Key numbers")[0]
+    assert "> **Not reproducible from a commit:** 2 of the 2 chunks of edited were written" in top
+    assert "report was built" not in top
+    monkeypatch.setattr(store, "git_commit", lambda: "beef-dirty")
+    page = build_report([tmp_path / "clean"], tmp_path / "dirty", command="x")
+    assert "the report was built from a checkout with local changes (`beef-dirty`)" in \
+        (tmp_path / "dirty" / "report.md").read_text()
+    assert "<blockquote>" in page.read_text()

@@ -20,6 +20,8 @@ from pathlib import Path
 import polars as pl
 
 from sim.analysis import (
+    DEN,
+    NUM,
     Dataset,
     category_shares,
     clustered_intervals,
@@ -223,9 +225,9 @@ def comeback(ds: Dataset, deficits: Sequence[int] = (10, 25, 50, 75, 100),
 
 UNIT_METRICS = {
     "hands": "hands per match, washes included",
-    "wash_share": "share of a match's hands washed out (C-WASH-1)",
-    "rummy_share": "share of a match's hands won by going rummy (C-SCORE-2)",
-    "mean_points": "mean points of a match's scored hands",
+    "wash_share": "share of the hands washed out (C-WASH-1), pooled over the matches' hands",
+    "rummy_share": "share of the hands won by going rummy (C-SCORE-2), pooled over the matches' hands",
+    "mean_points": "mean points of a scored hand, pooled over the matches' hands",
     "seat0_win": "share of matches won by seat 0 (with partners, team 0)",
     "first_dealer_win": "share of matches won by the first dealer (with partners, its team)",
     "margin": "the winner's total minus the runner-up's",
@@ -233,12 +235,22 @@ UNIT_METRICS = {
 
 
 def unit_metrics(ds: Dataset) -> pl.LazyFrame:
-    """One row per match and variant with :data:`UNIT_METRICS`."""
+    """One row per match and variant with :data:`UNIT_METRICS`. The three over hands are
+    ratios (:data:`sim.analysis.NUM`): their paired effects pool the hands of a variant, so
+    a longer match does not show more washes by having more hands (it always ends on a
+    scored one) and the effects are differences of what :func:`hand_finishes` prints."""
     on = ["match_id", *ds.keys]
+    scored = pl.col("finish") != "wash"
     per_match = ds.tables["hands"].group_by(*on).agg(
         (pl.col("finish") == "wash").mean().alias("wash_share"),
         (pl.col("finish") == "rummy").mean().alias("rummy_share"),
-        pl.col("points").filter(pl.col("finish") != "wash").cast(pl.Float64).mean().alias("mean_points"))
+        pl.col("points").filter(scored).cast(pl.Float64).mean().alias("mean_points"),
+        (pl.col("finish") == "wash").sum().cast(pl.Float64).alias(f"wash_share{NUM}"),
+        (pl.col("finish") == "rummy").sum().cast(pl.Float64).alias(f"rummy_share{NUM}"),
+        pl.len().cast(pl.Float64).alias(f"wash_share{DEN}"),
+        pl.len().cast(pl.Float64).alias(f"rummy_share{DEN}"),
+        pl.col("points").filter(scored).sum().cast(pl.Float64).alias(f"mean_points{NUM}"),
+        scored.sum().cast(pl.Float64).alias(f"mean_points{DEN}"))
     sides = pl.when(pl.col("partners")).then(2).otherwise(pl.col("players"))
     winner = _winner().cast(pl.Int16)
     matches = ds.rounds.select(
