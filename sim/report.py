@@ -120,13 +120,15 @@ def shown_variants(df: pl.DataFrame, keys: list[str], base: dict, vary: str | No
 
 def paired_table(comp: pl.DataFrame, metrics: tuple[str, ...], extra=None) -> pl.DataFrame:
     """The paired differences of :func:`sim.analysis.compare_variants` (with a ``field``
-    column: what is compared) as a table, a row per comparison and a column per metric,
-    ``diff [ci_low, ci_high]``; a difference left null (not comparable) shows as a dash.
+    column: what is compared) as a table, a row per comparison with the units it pairs and a
+    column per metric, ``diff [ci_low, ci_high]``; a difference left null (not comparable)
+    shows as a dash.
     ``extra(rows)``: more cells of a comparison from its rows of ``comp``."""
     table = []
     for r in comp.select("field", "variant").unique(maintain_order=True).iter_rows(named=True):
         sub = comp.filter((pl.col("field") == r["field"]) & (pl.col("variant") == r["variant"]))
-        row = {"compared": r["field"], "variant": r["variant"]}
+        # how many units were paired, so a row resting on few shows it beside its intervals
+        row = {"compared": r["field"], "variant": r["variant"], "paired": f"{sub['n'].max():,}"}
         for metric in metrics:
             x = sub.filter(pl.col("metric") == metric).row(0, named=True)
             row[metric] = "–" if x["diff"] is None else f"{x['diff']:+.3f} [{x['ci_low']:+.3f}, {x['ci_high']:+.3f}]"
@@ -301,7 +303,7 @@ def bots_findings(a: A.Dataset, b: A.Dataset, prefer: dict) -> pl.DataFrame:
     frames = []
     for k in swept_fields(a, skip=("players",)) or swept_fields(a):
         c = A.compare_bots(a, b, {k: base[k]}, family(a.family).compared_metrics)
-        frames.append(c.with_columns(pl.lit(f"{k} vs {base[k]}").alias("field")))
+        frames.append(c.with_columns(pl.lit(plots.variant_label({k: base[k]}).replace("=", " vs ")).alias("field")))
     return pl.concat(frames)
 
 

@@ -80,7 +80,7 @@ def report_sections(rep: Report, ds: A.Dataset, prefer: dict) -> None:
     frames = []
     for k in swept:
         c = A.compare_variants(ds, {k: base[k]}, COMPARED)
-        frames.append(c.with_columns(pl.lit(f"{k} vs {base[k]}").alias("field")))
+        frames.append(c.with_columns(pl.lit(plots.variant_label({k: base[k]}).replace("=", " vs ")).alias("field")))
     comp = pl.concat(frames)
     rep.add("### What each house rule changes", "",
             "Each variant against the standard value of one swept house rule, the others held equal "
