@@ -23,12 +23,15 @@ LOCK = ".lock"  # a directory's one-writer lock (writer_lock)
 
 @functools.lru_cache(maxsize=1)
 def git_commit() -> str:
-    """The commit of the checkout the package runs from (``-dirty`` with local changes)."""
+    """The commit of the checkout the package runs from (``-dirty`` with local changes to the
+    package or its requirements: what makes the data; a report or the README being rewritten
+    while a sweep runs does not change a round)."""
     here = Path(__file__).resolve().parent
     try:
         sha = subprocess.run(["git", "rev-parse", "HEAD"], cwd=here, capture_output=True,
                              text=True, timeout=5, check=True).stdout.strip()
-        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=here,
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no", "--", str(here),
+                                str(here.parent / "pyproject.toml")], cwd=here,
                                capture_output=True, text=True, timeout=5, check=True).stdout.strip()
         return sha + ("-dirty" if dirty else "")
     except (OSError, subprocess.SubprocessError):
