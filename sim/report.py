@@ -131,7 +131,12 @@ def paired_table(comp: pl.DataFrame, metrics: tuple[str, ...], extra=None) -> pl
         row = {"compared": r["field"], "variant": r["variant"], "paired": f"{sub['n'].max():,}"}
         for metric in metrics:
             x = sub.filter(pl.col("metric") == metric).row(0, named=True)
-            row[metric] = "–" if x["diff"] is None else f"{x['diff']:+.3f} [{x['ci_low']:+.3f}, {x['ci_high']:+.3f}]"
+            if metric in plots.PERCENT_METRICS:  # shares in points of percentage, as the text quotes them
+                row[f"{metric} (points of %)"] = "–" if x["diff"] is None else \
+                    f"{100 * x['diff']:+.2f} [{100 * x['ci_low']:+.2f}, {100 * x['ci_high']:+.2f}]"
+            else:
+                row[metric] = "–" if x["diff"] is None else \
+                    f"{x['diff']:+.3f} [{x['ci_low']:+.3f}, {x['ci_high']:+.3f}]"
         table.append({**row, **(extra(sub) if extra else {})})
     return pl.DataFrame(table)
 

@@ -233,8 +233,8 @@ def _comparison_section(rep: Report, ds: A.Dataset, prefer: dict) -> None:
                "value of one swept field (the others equal), with 95% intervals (often narrower than the dots).")
     def half_widths(sub: pl.DataFrame) -> dict:
         first = sub.filter(pl.col("metric") == REPORT_METRICS[0]).row(0, named=True)
-        return {f"{REPORT_METRICS[0]} ± paired / unpaired":
-                f"{(first['ci_high'] - first['ci_low']) / 2:.4f} / {first['unpaired_half_width']:.4f}"}
+        return {f"{REPORT_METRICS[0]} ± paired / unpaired (points of %)":
+                f"{100 * (first['ci_high'] - first['ci_low']) / 2:.2f} / {100 * first['unpaired_half_width']:.2f}"}
 
     rep.table(paired_table(comp, REPORT_METRICS, half_widths))
     rep.add("Metrics: " + "; ".join(f"`{k}`: {A.metric_texts(ds)[k]}" for k in REPORT_METRICS) + ".", "")
