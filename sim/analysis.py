@@ -140,13 +140,11 @@ def open_dataset(path: str | Path) -> Dataset:
 
 
 def won_or_shared(ds: Dataset) -> pl.Expr:
-    """Whether a player row is among its round's winners: the winner alone, or one of the
-    tied racks that share the gain (Rummikub, K-END-2: ``winner_seat`` is null then, and
-    ``winners`` lists them). Everyone else lost the round and pays a penalty."""
-    alone = (pl.col("winner_seat") == pl.col("seat")).fill_null(False)
-    if "winners" in ds.players.collect_schema().names():
-        return alone | pl.col("winners").list.contains(pl.col("seat")).fill_null(False)
-    return alone
+    """Whether a player row of ``ds`` is among its round's winners, tied ones included
+    (:func:`sim.games.family.won_or_shared`, K-END-2)."""
+    from sim.games.family import won_or_shared as won
+
+    return won("winners" in ds.players.collect_schema().names())
 
 
 def wilson_shares(df: pl.DataFrame, k: str = "k", n: str = "n") -> pl.DataFrame:
@@ -571,12 +569,13 @@ def round_metrics(ds: Dataset) -> pl.LazyFrame:
     if mod is not None:
         return mod.unit_metrics(ds)
     won = (pl.col("winner_seat") == pl.col("seat")).fill_null(False)
+    lost = ~won_or_shared(ds)
     per_round = ds.players.group_by("round_id", *ds.keys).agg(
         ((pl.col("open_turn") <= 3).fill_null(False)).mean().alias("opened_by_3"),
         (~pl.col("opened")).mean().alias("never_opened"),
-        (-pl.col("score")).filter(~won_or_shared(ds)).mean().alias("mean_penalty"),
-        (-pl.col("score")).filter(~won_or_shared(ds)).sum().cast(pl.Float64).alias(f"mean_penalty{NUM}"),
-        (~won_or_shared(ds)).sum().cast(pl.Float64).alias(f"mean_penalty{DEN}"),
+        (-pl.col("score")).filter(lost).mean().alias("mean_penalty"),
+        (-pl.col("score")).filter(lost).sum().cast(pl.Float64).alias(f"mean_penalty{NUM}"),
+        lost.sum().cast(pl.Float64).alias(f"mean_penalty{DEN}"),
         pl.col("score").filter(pl.col("seat") == 0).first().alias("seat0_score"),
         (pl.col("winner_seat") == 0).fill_null(False).first().cast(pl.Float64).alias("seat0_win"),
         pl.col("score").filter(won).first().fill_null(0).alias("winner_gain"),
@@ -710,12 +709,6 @@ def same_sweep(a: Dataset, b: Dataset) -> bool:
             and a.manifest.get("kind") == b.manifest.get("kind") == "sweep" and _policies(a) != _policies(b))
 
 
-def _interval_of(d: np.ndarray, deal: np.ndarray) -> tuple[float, float, float]:
-    mean = float(d.mean())
-    half = Z95 * cluster_se(cluster_stats(d, deal))[1] if d.size > 1 else float("nan")
-    return mean, mean - half, mean + half
-
-
 def verdict(a_low: float, a_high: float, b_low: float, b_high: float, change_low: float, change_high: float) -> str:
     """A finding played by two bots: ``changes sign`` when both effects' intervals are clear
     of zero on opposite sides, ``differs`` when the change's interval is clear of zero,
@@ -845,7 +838,7 @@ def compare_seat_edges(a: Dataset, b: Dataset) -> pl.DataFrame:
         row = {**dict(zip(keys, combo, strict=True)), "seat": seat, "n": sub.height}
         for edge in ("win_edge", "score_edge"):
             x, y = sub[edge].to_numpy(), sub[f"{edge}_b"].to_numpy()
-            ea, eb, ec = (_interval_of(v, deal) for v in (x, y, y - x))
+            ea, eb, ec = (_estimate(*_pooled(v, np.ones_like(v)), deal) for v in (x, y, y - x))
             row.update({f"a_{edge}": ea[0], f"a_{edge}_ci_low": ea[1], f"a_{edge}_ci_high": ea[2],
                         f"b_{edge}": eb[0], f"b_{edge}_ci_low": eb[1], f"b_{edge}_ci_high": eb[2],
                         f"{edge}_change": ec[0], f"{edge}_change_ci_low": ec[1], f"{edge}_change_ci_high": ec[2],

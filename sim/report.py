@@ -118,6 +118,11 @@ def shown_variants(df: pl.DataFrame, keys: list[str], base: dict, vary: str | No
     return [c for c in combos if all(c.get(k) == v for k, v in base.items() if k != vary)][:most]
 
 
+def compared_label(field: str, value) -> str:
+    """A comparison's name in tables and figures: ``partners vs false``, ``open_points vs 101``."""
+    return plots.variant_label({field: value}).replace("=", " vs ", 1)
+
+
 def paired_table(comp: pl.DataFrame, metrics: tuple[str, ...], extra=None) -> pl.DataFrame:
     """The paired differences of :func:`sim.analysis.compare_variants` (with a ``field``
     column: what is compared) as a table, a row per comparison with the units it pairs and a
@@ -169,7 +174,7 @@ def typed_value(v: str):
 # --- sections ----------------------------------------------------------------------------------
 
 
-def opened_by_turn_section(rep: Report, ds: A.Dataset, prefer: dict, opening: str, turns: tuple[int, ...],
+def opened_by_turn_section(rep: Report, ds: A.Dataset, opening: str, turns: tuple[int, ...],
                            name: str, caption: str) -> None:
     """The "When do players open?" section: the share opened by each own turn by seat, a figure and a
     table of ``turns``, for a round family (``opening``: how its rules open, with rule ids)."""
@@ -308,7 +313,7 @@ def bots_findings(a: A.Dataset, b: A.Dataset, prefer: dict) -> pl.DataFrame:
     frames = []
     for k in swept_fields(a, skip=("players",)) or swept_fields(a):
         c = A.compare_bots(a, b, {k: base[k]}, family(a.family).compared_metrics)
-        frames.append(c.with_columns(pl.lit(plots.variant_label({k: base[k]}).replace("=", " vs ")).alias("field")))
+        frames.append(c.with_columns(pl.lit(compared_label(k, base[k])).alias("field")))
     return pl.concat(frames)
 
 

@@ -156,18 +156,22 @@ SHARED_METRICS = (
 )
 
 
-def losers(tables: dict[str, pl.DataFrame]) -> pl.DataFrame:
-    """The players rows of the players who lost their round: not its winner, nor one of the
-    tied racks that share the gain (Rummikub's ``winners``, K-END-2)."""
+def won_or_shared(shared: bool) -> pl.Expr:
+    """Whether a player row (with its round's ``winner_seat``, and ``winners`` if ``shared``)
+    is among the round's winners: the winner alone, or one of the tied racks that share the
+    gain (Rummikub, K-END-2: ``winner_seat`` is null then, ``winners`` lists them). Everyone
+    else lost the round and pays a penalty."""
     import polars as pl
 
+    alone = (pl.col("winner_seat") == pl.col("seat")).fill_null(False)
+    return alone | pl.col("winners").list.contains(pl.col("seat")).fill_null(False) if shared else alone
+
+
+def losers(tables: dict[str, pl.DataFrame]) -> pl.DataFrame:
+    """The players rows of the players who lost their round (:func:`won_or_shared`)."""
     shared = "winners" in tables["rounds"].columns
     rounds = tables["rounds"].select("round_id", "winner_seat", *(["winners"] if shared else []))
-    players = tables["players"].join(rounds, on="round_id")
-    won = (pl.col("winner_seat") == pl.col("seat")).fill_null(False)
-    if shared:
-        won = won | pl.col("winners").list.contains(pl.col("seat")).fill_null(False)
-    return players.filter(~won)
+    return tables["players"].join(rounds, on="round_id").filter(~won_or_shared(shared))
 
 
 def seat_lines(variant: dict, opened_by: tuple[int, ...], last: tuple[str, str, int]) -> list[str]:

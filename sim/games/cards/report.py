@@ -13,7 +13,17 @@ from sim.games.cards.analysis import UNIT_METRICS
 from sim.plots import select as _where
 from sim.plots import variant_label as _label
 from sim.plots import variants as _combos
-from sim.report import Report, baseline_variant, ci_text, paired_table, pct, share_text, shown_variants, swept_fields
+from sim.report import (
+    Report,
+    baseline_variant,
+    ci_text,
+    compared_label,
+    paired_table,
+    pct,
+    share_text,
+    shown_variants,
+    swept_fields,
+)
 
 COMPARED = ("hands", "wash_share", "rummy_share", "mean_points", "first_dealer_win", "margin")
 # Win shares of a seat and of a team are not one quantity: partners are compared without them.
@@ -124,7 +134,7 @@ def report_sections(rep: Report, ds: A.Dataset, prefer: dict) -> None:
     if not swept:
         return
     frames = [A.compare_variants(ds, {k: base[k]}, COMPARED)
-              .with_columns(pl.lit(f"{k} vs {str(base[k]).lower()}").alias("field")) for k in swept]
+              .with_columns(pl.lit(compared_label(k, base[k])).alias("field")) for k in swept]
     comp = pl.concat(frames).with_columns(  # a partners variant's side shares: not comparable
         *[pl.when(pl.col("variant").str.contains("partners=true") & pl.col("metric").is_in(SIDE_METRICS))
           .then(None).otherwise(pl.col(c)).alias(c) for c in ("diff", "ci_low", "ci_high")])

@@ -15,6 +15,7 @@ from sim.report import (
     Report,
     baseline_variant,
     ci_text,
+    compared_label,
     opened_by_turn_section,
     paired_table,
     pct,
@@ -60,7 +61,7 @@ def report_sections(rep: Report, ds: A.Dataset, prefer: dict) -> None:
             "or its difference to the lowest, K-END-1/2). Brackets: 95% intervals.", "")
     rep.table(pl.DataFrame(rows), {"rounds": ","})
     # --- openings
-    opened_by_turn_section(rep, ds, prefer, "K-OPEN-1: melds from the rack worth the bar; seat 0 starts",
+    opened_by_turn_section(rep, ds, "K-OPEN-1: melds from the rack worth the bar; seat 0 starts",
                            (1, 2, 3, 5), "rummikub-opened-by-turn",
                            "Rummikub: share of players opened by their own turn, by seat.")
     # The seats: the shared seat-advantage section (sim.report) follows this family's sections.
@@ -80,7 +81,7 @@ def report_sections(rep: Report, ds: A.Dataset, prefer: dict) -> None:
     frames = []
     for k in swept:
         c = A.compare_variants(ds, {k: base[k]}, COMPARED)
-        frames.append(c.with_columns(pl.lit(plots.variant_label({k: base[k]}).replace("=", " vs ")).alias("field")))
+        frames.append(c.with_columns(pl.lit(compared_label(k, base[k])).alias("field")))
     comp = pl.concat(frames)
     rep.add("### What each house rule changes", "",
             "Each variant against the standard value of one swept house rule, the others held equal "

@@ -14,6 +14,7 @@ from sim.report import (
     Report,
     baseline_variant,
     ci_text,
+    compared_label,
     opened_by_turn_section,
     paired_table,
     pct,
@@ -106,7 +107,7 @@ def _glance(rep: Report, ds: A.Dataset) -> None:
 def _opening_figures(rep: Report, ds: A.Dataset, prefer: dict) -> None:
     keys = list(ds.keys)
     base = baseline_variant(ds, prefer)
-    opened_by_turn_section(rep, ds, prefer, "1 = their first turn; seat 0 starts with 22 tiles and no draw, T-SET-2",
+    opened_by_turn_section(rep, ds, "1 = their first turn; seat 0 starts with 22 tiles and no draw, T-SET-2",
                            (1, 3, 5), "opened-by-turn", "Share of players opened by their own turn, by seat.")
     kinds = A.opening_kinds(ds)
     took = A.discard_openings(ds)
@@ -220,7 +221,7 @@ def _comparison_section(rep: Report, ds: A.Dataset, prefer: dict) -> None:
     for k in swept:
         ref = baseline_variant(ds, prefer)[k]
         c = A.compare_variants(ds, {k: ref}, REPORT_METRICS)
-        frames.append(c.with_columns(pl.lit(f"{k} vs {ref}").alias("field")))
+        frames.append(c.with_columns(pl.lit(compared_label(k, ref)).alias("field")))
     comp = pl.concat(frames)
     rep.add("### Paired comparisons", "",
             "Each variant against the reference value of one swept field, the others held equal. The "
