@@ -515,6 +515,7 @@ ROUND_METRICS = {
     "mean_penalty": "mean penalty of the players who lost (minus their score), pooled over them",
     "seat0_score": "score of the starting seat",
     "seat0_win": "share of rounds the starting seat wins alone",
+    "seat0_edge": "the starting seat's win share over an even split of the rounds won alone",
     "winner_gain": "the winner's gain (0 when no player wins alone)",
 }
 
@@ -578,6 +579,9 @@ def round_metrics(ds: Dataset) -> pl.LazyFrame:
         lost.sum().cast(pl.Float64).alias(f"mean_penalty{DEN}"),
         pl.col("score").filter(pl.col("seat") == 0).first().alias("seat0_score"),
         (pl.col("winner_seat") == 0).fill_null(False).first().cast(pl.Float64).alias("seat0_win"),
+        # its edge over the table: what it wins alone beyond its even part of the rounds someone won
+        ((pl.col("winner_seat") == 0).fill_null(False).first().cast(pl.Float64)
+         - pl.col("winner_seat").is_not_null().first().cast(pl.Float64) / pl.len()).alias("seat0_edge"),
         pl.col("score").filter(won).first().fill_null(0).alias("winner_gain"),
     )
     finish = pl.col("finish").cast(pl.String)
@@ -626,7 +630,8 @@ def _estimate(value: float, error: np.ndarray, deal: np.ndarray) -> tuple[float,
     return value, value - half, value + half
 
 
-def compare_variants(ds: Dataset, baseline: dict, metrics: Sequence[str] | None = None) -> pl.DataFrame:
+def compare_variants(ds: Dataset, baseline: dict, metrics: Sequence[str] | None = None,
+                     data: pl.DataFrame | None = None) -> pl.DataFrame:
     """Paired differences of every metric between each variant and ``baseline``.
 
     The rounds of a sweep share their shuffled tiles (common random numbers), so each
@@ -636,7 +641,8 @@ def compare_variants(ds: Dataset, baseline: dict, metrics: Sequence[str] | None 
     Columns: ``variant`` (``k=v, ...``), ``metric``, ``n`` (paired rounds), ``baseline``,
     ``value``, ``diff``, ``ci_low``, ``ci_high`` (paired 95% interval of the difference,
     the rounds of a ``--duplicate`` deal taken together),
-    ``unpaired_half_width``.
+    ``unpaired_half_width``. ``data``: :func:`round_metrics` of ``ds``, collected, when
+    the caller compares against several baselines (read once).
     """
     known = metrics_of(ds)
     metrics = list(metrics or known)
@@ -650,7 +656,7 @@ def compare_variants(ds: Dataset, baseline: dict, metrics: Sequence[str] | None 
     if missing or not baseline:
         raise DatasetError(f"the baseline must name swept fields of {ds.path} ({', '.join(ds.keys)}), "
                            f"got {', '.join(baseline) or 'none'}")
-    data = round_metrics(ds).collect()
+    data = round_metrics(ds).collect() if data is None else data
     keys = list(ds.keys)
     match = [pl.col(k) == _literal(v, data.schema[k]) for k, v in baseline.items()]
     base = data.filter(*match)

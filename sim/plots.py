@@ -27,7 +27,7 @@ SEAT_COLOURS = ("#1b6ca8", "#d1495b", "#edae49", "#00798c")
 OUTCOMES = ("won", "lost, opened with melds", "lost, opened with pairs", "lost, never opened")
 OUTCOME_COLOURS = ("#2a9d8f", "#8ab17d", "#e9c46a", "#e76f51")
 PERCENT_METRICS = ("opened_by_3", "stock_out", "never_opened", "joker_finish", "pool_empty", "seat0_win",
-                   "wash_share", "rummy_share", "first_dealer_win")
+                   "seat0_edge", "wash_share", "rummy_share", "first_dealer_win", "first_dealer_edge")
 UNITS = {"turns": "turns", "hands": "hands"}  # of paired differences not in points
 
 
@@ -252,38 +252,168 @@ def penalty_cdf(dist: pl.DataFrame, combos: list[dict]):
     return fig
 
 
+def seat_edges(adv: pl.DataFrame, combos: list[dict]):
+    """Who a seat favours: each seat's win edge (points of %) and score edge (points) over the
+    table's mean with 95% intervals, a column per player count, a marker per variant of
+    ``combos`` (rows of :func:`sim.analysis.seat_advantage`); seat 0 starts."""
+    counts = sorted({int(c["players"]) for c in combos})
+    fig, axes = plt.subplots(2, len(counts), figsize=(3.2 * len(counts) + 1.4, 6.0), squeeze=False,
+                             sharey="row", layout="constrained")
+    others = list(dict.fromkeys(variant_label({k: v for k, v in c.items() if k != "players"}) for c in combos))
+    colours = {name: plt.cm.tab10(i % 10) for i, name in enumerate(others)}
+    for col, players in enumerate(counts):
+        mine = [c for c in combos if int(c["players"]) == players]
+        for i, combo in enumerate(mine):
+            sub = select(adv, combo).sort("seat")
+            name = variant_label({k: v for k, v in combo.items() if k != "players"})
+            x = sub["seat"].to_numpy() + (i - (len(mine) - 1) / 2) * 0.12
+            for row, (value, scale) in enumerate((("win_edge", 100), ("score_edge", 1))):
+                v = scale * sub[value].to_numpy()
+                err = [v - scale * sub[f"{value}_ci_low"].to_numpy(), scale * sub[f"{value}_ci_high"].to_numpy() - v]
+                axes[row, col].errorbar(x, v, yerr=err, fmt="o", ms=4, capsize=2.5, color=colours[name],
+                                        label=name if row == 0 else None)
+        for row in range(2):
+            ax = axes[row, col]
+            ax.axhline(0, color="#888", lw=0.8)
+            ax.set_xticks(range(players))
+            ax.set_xlim(-0.5, players - 0.5)
+            ax.set_xlabel("seat (0 starts)" if row == 1 else "")
+        axes[0, col].set_title(f"{players} players")
+    axes[0, 0].set_ylabel("win edge (points of %)")
+    axes[1, 0].set_ylabel("score edge (points)")
+    if len(others) > 1 or others != ["all rounds"]:
+        handles = {lab: h for ax in axes[0] for h, lab in zip(*ax.get_legend_handles_labels(), strict=True)}
+        fig.legend(handles.values(), handles.keys(), loc="outside lower center", ncols=min(3, len(handles)),
+                   fontsize=8.5)
+    fig.suptitle("Who a seat favours: its edge over the table's mean, 95% intervals")
+    return fig
+
+
+def _digits(half: float) -> int:
+    """Decimals that show an interval of half-width ``half`` to a quarter of it or finer."""
+    if not np.isfinite(half) or half <= 0:
+        return 2
+    return int(np.clip(-np.floor(np.log10(half / 2)), 0, 3))
+
+
+def effect_text(diff: float, low: float, high: float, scale: float = 1.0) -> str:
+    """A difference and its interval with the decimals the interval warrants: ``+2.3 [+1.1, +3.5]``."""
+    if diff is None or not np.isfinite(diff):
+        return "–"
+    d = _digits(scale * (high - low) / 2)
+    return f"{scale * diff:+.{d}f} [{scale * low:+.{d}f}, {scale * high:+.{d}f}]"
+
+
+def level_text(value: float, metric: str) -> str:
+    """A baseline's value of ``metric`` in the unit its effects are in: ``55.7%``, ``40.1``."""
+    if value is None or not np.isfinite(value):
+        return "–"
+    if metric.endswith("_edge"):  # an edge over an even split is itself in points of %
+        return f"{100 * value:+.1f} pts"
+    return f"{100 * value:.1f}%" if metric in PERCENT_METRICS else f"{value:.1f}"
+
+
+def metric_heading(metric: str, names: dict[str, str] | None = None) -> str:
+    """A metric's name (``names``' if given) with the unit of its differences:
+    ``opened by 3 (points of %)``."""
+    unit = "points of %" if metric in PERCENT_METRICS else UNITS.get(metric, "points")
+    return f"{(names or {}).get(metric, metric.replace('_', ' '))} ({unit})"
+
+
+# The glance metrics (sim.games.family.Family.glance_metrics) as a designer names them.
+GLANCE_NAMES = {"turns": "turns a round", "opened_by_3": "opened by turn 3", "never_opened": "never opened",
+                "mean_penalty": "a loser's penalty", "seat0_edge": "starter's win edge", "hands": "hands a match",
+                "wash_share": "hands washed", "rummy_share": "hands won rummy", "mean_points": "points a hand",
+                "first_dealer_edge": "first dealer's win edge", "pool_empty": "pool runs out"}
+
+
+GLANCE_UP, GLANCE_DOWN, GLANCE_FEW = "#cfe3f4", "#f9dcc4", "#eeeeee"
+
+
+def at_a_glance(sections: list[dict], metrics: tuple[str, ...], few: int, unit: str):
+    """Every rule change of a report against its baseline, on one screen: a row per change,
+    a column per metric, each cell the paired difference with its 95% interval, shaded blue
+    (up) or orange (down) when the interval is clear of zero and left white when it is not;
+    a row resting on fewer than ``few`` paired ``unit`` is greyed and marked. A section per
+    dataset, headed by its baseline's values. ``sections``: ``{"title", "base": {metric:
+    value}, "rows": [{"label", "n", "cells": {metric: (diff, low, high)}}]}``."""
+    lines = sum(2 + len(s["rows"]) for s in sections)
+    label_w, cell_w, row_h = 3.2, 1.75, 0.32
+    fig = plt.figure(figsize=(label_w + cell_w * len(metrics), row_h * (lines + 1.6)))
+    ax = fig.add_axes((0, 0, 1, 1))
+    width = label_w + cell_w * len(metrics)
+    ax.set_xlim(0, width)
+    ax.set_ylim(lines + 1.6, 0)
+    ax.axis("off")
+    xs = [label_w + cell_w * (i + 0.5) for i in range(len(metrics))]
+    for x, metric in zip(xs, metrics, strict=True):
+        ax.text(x, 0.8, metric_heading(metric, GLANCE_NAMES).replace(" (", "\n("), ha="center", va="center",
+                fontsize=10, weight="bold")
+    y = 1.6
+    for sec in sections:
+        ax.add_patch(plt.Rectangle((0, y), width, 2, color="#f2f2f2", lw=0))
+        ax.text(0.08, y + 0.5, sec["title"], va="center", fontsize=10, weight="bold")
+        y += 1
+        ax.text(0.2, y + 0.5, "the baseline's values", va="center", fontsize=10)
+        for x, metric in zip(xs, metrics, strict=True):
+            ax.text(x, y + 0.5, level_text(sec["base"].get(metric), metric), ha="center", va="center",
+                    fontsize=10, weight="bold")
+        y += 1
+        for row in sec["rows"]:
+            thin = row["n"] < few
+            label = row["label"] + (f"  (few: {row['n']:,} {unit})" if thin else "")
+            ax.text(0.2, y + 0.5, label, va="center", fontsize=10, color="#777" if thin else "#222")
+            for x, metric in zip(xs, metrics, strict=True):
+                diff, low, high = row["cells"].get(metric, (None, None, None))
+                scale = 100 if metric in PERCENT_METRICS else 1
+                clear = diff is not None and np.isfinite(diff) and (low > 0 or high < 0)
+                colour = GLANCE_FEW if thin else (GLANCE_UP if clear and diff > 0 else
+                                                  GLANCE_DOWN if clear else "white")
+                ax.add_patch(plt.Rectangle((x - cell_w / 2 + 0.03, y + 0.04), cell_w - 0.06, 0.92, color=colour,
+                                           lw=0))
+                ax.text(x, y + 0.5, effect_text(diff, low, high, scale), ha="center", va="center", fontsize=9.5,
+                        color="#222" if clear and not thin else "#777")
+            y += 1
+    return fig
+
+
 def _forest(comp: pl.DataFrame, metrics: tuple[str, ...], row_height: float):
-    """The frame of a forest plot of paired differences: a panel per metric (stacked, so
-    that the figure stays 9 inches wide and is not shrunk), a row per comparison of
-    ``comp`` (with a ``field`` column). Returns the figure, the row labels and per panel
-    ``(axes, metric, its rows of comp in row order, y positions, scale)``: 100 for shares."""
+    """The frame of a forest plot of paired differences: a panel per metric side by side,
+    each on its own scale (so that every interval shows), a row per comparison of ``comp``
+    (with a ``field`` column), labelled once on the left. Returns the figure, the row
+    labels and per panel ``(axes, metric, its rows of comp in row order, y positions,
+    scale)``: 100 for shares."""
     rows = comp.select("field", "variant").unique(maintain_order=True)
     labels = [f"{r['variant']} ({r['field']})" for r in rows.iter_rows(named=True)]
-    height = row_height * len(labels) + 0.9
-    fig, axes = plt.subplots(len(metrics), 1, figsize=(9.0, height * len(metrics) + 0.6), squeeze=False,
-                             layout="constrained")
+    fig, axes = plt.subplots(1, len(metrics), figsize=(2.1 * len(metrics) + 3.2, row_height * len(labels) + 1.6),
+                             squeeze=False, sharey=True, layout="constrained")
     panels = []
-    for ax, metric in zip(axes[:, 0], metrics, strict=True):
+    for ax, metric in zip(axes[0], metrics, strict=True):
         m = rows.join(comp.filter(pl.col("metric") == metric), on=["field", "variant"], how="left")
         scale = 100 if metric in PERCENT_METRICS else 1
         ax.axvline(0, color="#888", lw=0.8)
-        unit = "points of %" if scale == 100 else UNITS.get(metric, "points")
-        ax.set_title(f"{metric.replace('_', ' ')} ({unit})", fontsize=10, loc="left")
+        ax.set_title(metric_heading(metric).replace(" (", "\n("), fontsize=9)
+        ax.tick_params(axis="x", labelsize=8)
         panels.append((ax, metric, m, np.arange(m.height), scale))
+    axes[0, 0].set_yticks(np.arange(len(labels)), labels, fontsize=8)
+    axes[0, 0].invert_yaxis()
     return fig, labels, panels
 
 
 def paired_forest(comp: pl.DataFrame, metrics: tuple[str, ...]):
-    """Paired differences with 95% intervals, a panel per metric (stacked), a row per
-    comparison; ``comp`` from :func:`sim.analysis.compare_variants` with a ``field``
-    column."""
+    """Paired differences with 95% intervals, a panel per metric (side by side), a row per
+    comparison, the intervals clear of zero in colour; ``comp`` from
+    :func:`sim.analysis.compare_variants` with a ``field`` column."""
     fig, labels, panels = _forest(comp, metrics, 0.24)
     for ax, _, m, y, scale in panels:
-        err = [scale * (m["diff"] - m["ci_low"]), scale * (m["ci_high"] - m["diff"])]
-        ax.errorbar(scale * m["diff"], y, xerr=err, fmt="o", ms=3.5, capsize=2.5, color="#1b6ca8")
-        ax.set_yticks(y, labels, fontsize=8)
-        ax.invert_yaxis()
-    fig.suptitle("Paired differences against the reference value of each swept field, 95% intervals")
+        d, low, high = (m[c].to_numpy().astype(float) for c in ("diff", "ci_low", "ci_high"))
+        clear = (low > 0) | (high < 0)
+        for mask, colour in ((clear, "#1b6ca8"), (~clear, "#999999")):
+            err = [scale * (d - low)[mask], scale * (high - d)[mask]]
+            ax.errorbar(scale * d[mask], y[mask], xerr=err, fmt="o", ms=3, capsize=2, elinewidth=1.4,
+                        color=colour)
+    fig.suptitle("Paired differences against the reference value of each swept field, 95% intervals "
+                 "(blue: clear of zero)")
     return fig
 
 
@@ -298,10 +428,9 @@ def bots_forest(comp: pl.DataFrame, metrics: tuple[str, ...], names: tuple[str, 
             d = m[f"{side}_diff"].to_numpy()
             err = [scale * (d - m[f"{side}_ci_low"].to_numpy()), scale * (m[f"{side}_ci_high"].to_numpy() - d)]
             ax.errorbar(scale * d, y + offset, xerr=err, fmt="o", ms=3.5, capsize=2.5, color=colour, label=name)
-        marks = [f"{lab}  [{v}]" if v != "holds" else lab for lab, v in zip(labels, m["verdict"], strict=True)]
-        ax.set_yticks(y, marks, fontsize=8)
-        ax.invert_yaxis()
-    panels[0][0].legend(loc="best")
+    marks = [f"{lab}  [{v}]" if v != "holds" else lab for lab, v in zip(labels, panels[0][2]["verdict"], strict=True)]
+    panels[0][0].set_yticks(panels[0][3], marks, fontsize=8)
+    fig.legend(*panels[0][0].get_legend_handles_labels(), loc="outside lower center", ncols=2)
     fig.suptitle("The same paired differences played by two sets of bots, 95% intervals; [marked]: the finding "
                  "differs or changes sign")
     return fig

@@ -66,13 +66,27 @@ class Report:
     out: Path
     lines: list[str] = field(default_factory=list)
     figures: int = 0
+    tables: int = 0
     stage: Path | None = None
 
     def add(self, *text: str) -> None:
         self.lines.extend(text)
 
     def table(self, df: pl.DataFrame, formats: dict[str, str] | None = None) -> None:
-        formats = formats or {}
+        """A Markdown table of ``df`` (``formats``: a column's format spec), followed by a
+        link to the same table as CSV (``tables/NN-<section>.csv``) with its intervals and
+        percentages as numbers (:func:`csv_frame`)."""
+        self.tables += 1
+        heading = next((line.lstrip("#").strip() for line in reversed(self.lines) if line.startswith("#")), "table")
+        rel = f"tables/{self.tables:02d}-{_slug(heading)}.csv"
+        path = (self.stage or self.out) / rel
+        with _writing(self.out / rel):
+            path.parent.mkdir(parents=True, exist_ok=True)
+            csv_frame(df).write_csv(path)
+        self._markdown_table(df, formats or {})
+        self.lines += [f"[This table as CSV]({rel})", ""]
+
+    def _markdown_table(self, df: pl.DataFrame, formats: dict[str, str]) -> None:
         cols = df.columns
         self.lines.append("| " + " | ".join(cols) + " |")
         self.lines.append("|" + "|".join(" --- " if df[c].dtype == pl.String else " ---: " for c in cols) + "|")
@@ -98,6 +112,52 @@ class Report:
         self.lines += [f"![{caption}]({rel})", "", f"*Figure {self.figures}. {caption}*", ""]
 
 
+def _slug(text: str) -> str:
+    """A heading as part of a file name: ``seat-advantage``."""
+    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")[:40].rstrip("-") or "table"
+
+
+# A cell of a report table that is a number with its interval: ``12.3% [11.9%, 12.7%]``,
+# ``+0.42 pts [+0.10, +0.74]``, ``-2.8 [-3.0, -2.6]``.
+_NUMBER = r"([+-]?\d[\d,]*(?:\.\d+)?)"
+_WITH_INTERVAL = re.compile(rf"^{_NUMBER}(%| pts)? \[{_NUMBER}%?(?: pts)?, {_NUMBER}%?(?: pts)?\]$")
+_PLAIN = re.compile(rf"^{_NUMBER}(%)?$")
+
+
+def csv_frame(df: pl.DataFrame) -> pl.DataFrame:
+    """A report table for a spreadsheet: a text column whose every cell is a number with its
+    95% interval becomes three number columns (``wins``, ``wins ci_low``, ``wins ci_high``),
+    one of plain numbers or percentages a number column; percentages stay in percent (the
+    column's name says so), a dash is empty. Other columns are kept as they are."""
+    def number(text: str) -> float:
+        return float(text.replace(",", ""))
+
+    cols = []
+    for name in df.columns:
+        col = df[name]
+        cells = [c for c in col.to_list() if c not in (None, "–")]
+        if col.dtype != pl.String or not cells:
+            cols.append(col)
+            continue
+        spans = [_WITH_INTERVAL.match(c) for c in cells]
+        plains = [_PLAIN.match(c) for c in cells]
+        if all(spans):
+            unit = {"%": " (%)", " pts": " (points of %)"}.get(spans[0].group(2), "")
+            parts = [[None if c in (None, "–") else number(_WITH_INTERVAL.match(c).group(g)) for c in col.to_list()]
+                     for g in (1, 3, 4)]
+            cols += [pl.Series(f"{name}{unit}{suffix}", values, dtype=pl.Float64)
+                     for suffix, values in zip(("", " ci_low", " ci_high"), parts, strict=True)]
+        elif all(plains):
+            unit = " (%)" if plains[0].group(2) else ""
+            whole = not any("." in c for c in cells)  # counts stay counts
+            cols.append(pl.Series(f"{name}{unit}", [None if c in (None, "–") else number(_PLAIN.match(c).group(1))
+                                                    for c in col.to_list()], dtype=pl.Float64)
+                        .cast(pl.Int64 if whole else pl.Float64))
+        else:
+            cols.append(col)
+    return pl.DataFrame(cols)
+
+
 def pct(x: float, digits: int = 1) -> str:
     """A share as a percentage: ``12.3%``."""
     return f"{100 * x:.{digits}f}%"
@@ -116,6 +176,11 @@ def shown_variants(df: pl.DataFrame, keys: list[str], base: dict, vary: str | No
         return combos
     vary = vary if vary in keys else keys[0]
     return [c for c in combos if all(c.get(k) == v for k, v in base.items() if k != vary)][:most]
+
+
+def _text(value) -> str:
+    """A rule value as the rules' JSON spells it: ``true``, ``101``."""
+    return str(value).lower() if isinstance(value, bool) else str(value)
 
 
 def compared_label(field: str, value) -> str:
@@ -247,7 +312,12 @@ def _seat_section(rep: Report, ds: A.Dataset, prefer: dict) -> None:
             "Each seat's share of rounds won alone and its mean score, and its edge over the table: the "
             f"seat's value minus the mean of all seats in the same round (seat 0 starts). Here {how}.", "")
     rep.table(pl.DataFrame(rows))
-    if len(_combos(adv, keys)) > len(shown_variants(adv, keys, baseline_variant(ds, prefer))):
+    shown = shown_variants(adv, keys, baseline_variant(ds, prefer))
+    rep.figure(plots.seat_edges(adv, [c if "players" in c else {**c, "players": p} for c in shown
+                                      for p in (sorted(set(adv["players"])) if "players" not in c else [None])]),
+               "seat-edges", "Each seat's edge over the table's mean (seat 0 starts): win share in points of % and "
+               "score in points, 95% intervals.")
+    if len(_combos(adv, keys)) > len(shown):
         # Every variant's starter and last seat: what each rule does to the edge.
         ends = []
         for combo in _combos(adv, keys):
@@ -263,6 +333,69 @@ def _seat_section(rep: Report, ds: A.Dataset, prefer: dict) -> None:
                                                  f"{last['score_edge_ci_high']:+.2f}]"})
         rep.add("The starter's edge and the last seat's in every variant:", "")
         rep.table(pl.DataFrame(ends))
+
+
+# A row of the at-a-glance screen resting on fewer paired units than this is greyed and
+# marked: its intervals are wide enough that its sign may not be its effect's.
+FEW_UNITS = 2_000
+
+
+def glance_sections(ds: A.Dataset, prefer: dict) -> list[dict]:
+    """The rows :func:`sim.plots.at_a_glance` draws for ``ds``: each swept field moved off
+    the baseline alone (every other field at its baseline value), paired on the same deals,
+    in the family's :attr:`~sim.games.family.Family.glance_metrics`; none for a dataset
+    that sweeps nothing."""
+    fields = swept_fields(ds)
+    if not fields:
+        return []
+    metrics = family(ds.family).glance_metrics
+    base = baseline_variant(ds, prefer)
+    data = A.round_metrics(ds).collect()
+    rows, levels = [], {}
+    for k in fields:
+        comp = A.compare_variants(ds, {k: base[k]}, metrics, data=data)
+        for value in dict.fromkeys(typed_value(v["partition"][k]) for v in ds.variants):
+            sub = comp.filter(pl.col("variant") == plots.variant_label({**base, k: value}))
+            if value == base[k] or sub.height == 0:
+                continue
+            levels = levels or {r["metric"]: r["baseline"] for r in sub.iter_rows(named=True)}
+            rows.append({"label": compared_label(k, base[k]).replace(" vs ", f"={_text(value)} vs ", 1),
+                         "n": int(sub["n"].max()),
+                         "cells": {r["metric"]: (r["diff"], r["ci_low"], r["ci_high"])
+                                   for r in sub.iter_rows(named=True)}})
+    policies = ",".join(ds.manifest["policies"])
+    return [{"title": f"{ds.path.name}, played by {policies}: baseline {plots.variant_label(base)}",
+             "base": levels, "rows": rows}]
+
+
+def _glance_section(rep: Report, datasets: list[A.Dataset], prefer: dict) -> None:
+    """The report's first screen: every rule of every dataset against its baseline in the few
+    metrics a designer decides on (a figure per family), and the numbers as a table."""
+    by_family: dict[str, list[dict]] = {}
+    for ds in datasets:
+        if ds.manifest["kind"] != "tournament":
+            by_family.setdefault(ds.family, []).extend(glance_sections(ds, prefer))
+    by_family = {f: s for f, s in by_family.items() if any(sec["rows"] for sec in s)}
+    if not by_family:
+        return
+    rep.add("## At a glance", "",
+            "Each rule moved off the baseline alone, every other rule held at its baseline value, against the "
+            "baseline on the same deals: the paired difference with its 95% interval, shaded blue (up) or orange "
+            "(down) where the interval is clear of zero. The bold line over each dataset gives the baseline's own "
+            f"values. Rows marked *few* rest on fewer than {FEW_UNITS:,} paired rounds or matches: their "
+            "intervals are wide, read them before their sign. The sections below give every variant.", "")
+    for name, sections in by_family.items():
+        fam = family(name)
+        rep.figure(plots.at_a_glance(sections, fam.glance_metrics, FEW_UNITS, fam.units), f"{name}-at-a-glance",
+                   f"{fam.title}: what each rule does, paired against the baseline, 95% intervals.")
+        table = [{"dataset": sec["title"].split(",")[0], "rule": row["label"],
+                  "paired": f"{row['n']:,}" + (" (few)" if row["n"] < FEW_UNITS else ""),
+                  **{plots.metric_heading(m, plots.GLANCE_NAMES): plots.effect_text(*row["cells"].get(m, (None,) * 3),
+                                                                 scale=100 if m in plots.PERCENT_METRICS else 1)
+                     for m in fam.glance_metrics}}
+                 for sec in sections for row in sec["rows"]]
+        rep.add("The same numbers:", "")
+        rep.table(pl.DataFrame(table))
 
 
 def _tournament_section(rep: Report, ds: A.Dataset) -> None:
@@ -547,7 +680,8 @@ def _write_report(rep: Report, datasets: list[A.Dataset], deals: list[Path], pre
         warning = _build_warning(datasets, deals, commits)
         if warning:
             rep.add(warning, "")
-        rep.add(_headlines(datasets, deals, prefer, pairs), "")
+        _glance_section(rep, [ds for ds in datasets if id(ds) not in shadows], prefer)
+        rep.add("## Key numbers", "", _headlines(datasets, deals, prefer, pairs), "")
         if notes_text:
             rep.add(notes_text.rstrip(), "")
         for kind, files in _deal_kinds(deals).items():
@@ -583,6 +717,10 @@ def _write_report(rep: Report, datasets: list[A.Dataset], deals: list[Path], pre
 # --- writing safely ------------------------------------------------------------------------------
 
 
+# The report's files beside report.md and report.html: a directory and what it holds.
+_ARTEFACTS = {"figures": "*.png", "tables": "*.csv"}
+
+
 def _check_out(out: Path) -> None:
     """Refuse an ``out`` that is not a directory, and a link (or anything but a file) where the
     report writes inside it: writing or deleting there would reach whatever the link points
@@ -594,14 +732,14 @@ def _check_out(out: Path) -> None:
     if (out.exists() or out.is_symlink()) and not out.is_dir():
         raise OutputError(f"--out {out}: not a directory; give a directory (new or old) to write "
                           "the report in")
-    for name in ("figures", "report.md", "report.html"):
+    for name in (*_ARTEFACTS, "report.md", "report.html"):
         path = out / name
         if path.is_symlink():
             refuse(path, "a symbolic link")
-        if path.exists() and path.is_dir() != (name == "figures"):
-            refuse(path, "a file" if name == "figures" else "a directory")
-    if (out / "figures").is_dir():
-        for path in sorted((out / "figures").glob("*.png")):
+        if path.exists() and path.is_dir() != (name in _ARTEFACTS):
+            refuse(path, "a file" if name in _ARTEFACTS else "a directory")
+    for name, pattern in _ARTEFACTS.items():
+        for path in sorted((out / name).glob(pattern)) if (out / name).is_dir() else ():
             if path.is_symlink():
                 refuse(path, "a symbolic link")
             if not path.is_file():
@@ -620,24 +758,28 @@ def _make_dir(out: Path) -> list[Path]:
 
 
 def _move_into_place(rep: Report) -> None:
-    """Move the finished report from ``rep.stage`` into ``rep.out``: the figures, then the
+    """Move the finished report from ``rep.stage`` into ``rep.out``: the figures and tables, then the
     Markdown and the HTML (each replaced whole, so a link or hard link there is replaced,
-    never written through), then the old report's figures that this one has not."""
-    figures, new = rep.out / "figures", sorted((rep.stage / "figures").glob("*.png"))
-    if new:
-        with _writing(figures):
-            figures.mkdir(exist_ok=True)
-    for f in new:
-        with _writing(figures / f.name):
-            os.replace(f, figures / f.name)
+    never written through), then the old report's figures and tables that this one has not."""
+    made = {}
+    for name, pattern in _ARTEFACTS.items():
+        there, new = rep.out / name, sorted((rep.stage / name).glob(pattern))
+        if new:
+            with _writing(there):
+                there.mkdir(exist_ok=True)
+        for f in new:
+            with _writing(there / f.name):
+                os.replace(f, there / f.name)
+        made[name] = {f.name for f in new}
     for name in ("report.md", "report.html"):
         with _writing(rep.out / name):
             os.replace(rep.stage / name, rep.out / name)
-    keep = {f.name for f in new}
-    for old in sorted(figures.glob("*.png")) if figures.is_dir() else ():
-        if old.name not in keep:
-            with _writing(old):
-                old.unlink()
+    for name, pattern in _ARTEFACTS.items():
+        there = rep.out / name
+        for old in sorted(there.glob(pattern)) if there.is_dir() else ():
+            if old.name not in made[name]:
+                with _writing(old):
+                    old.unlink()
 
 
 class _WebLinksOnly(Treeprocessor):
@@ -664,11 +806,16 @@ def to_html(text: str) -> str:
     HTML (from a title, a directory name, a rule value, the notes) comes out as escaped text,
     and links and images only point to the web or to relative paths. The report writes no
     HTML into its Markdown (figures are Markdown images), so nothing of ours is lost."""
-    md = markdown.Markdown(extensions=["tables", "fenced_code"])
+    md = markdown.Markdown(extensions=["tables", "fenced_code", "toc"], extension_configs={"toc": {"toc_depth": "2-3"}})
     md.preprocessors.deregister("html_block")
     md.inlinePatterns.deregister("html")
     md.treeprocessors.register(_WebLinksOnly(md), "web_links_only", -100)  # after every other
-    return md.convert(text)
+    body = md.convert(text)
+    if len(md.toc_tokens) > 1:  # the contents, after the title
+        title_end = body.find("</h1>")
+        at = title_end + len("</h1>") if title_end >= 0 else 0
+        body = f'{body[:at]}\n<details class="contents"><summary>Contents</summary>{md.toc}</details>{body[at:]}'
+    return body
 
 
 def _headlines(datasets: list[A.Dataset], deals: list[Path], prefer: dict,
@@ -676,8 +823,7 @@ def _headlines(datasets: list[A.Dataset], deals: list[Path], prefer: dict,
     """The key numbers: the deal, each dataset's reference variant and the bots that played
     it, what changing one swept field does to it (paired differences), and how many of a
     sweep's findings hold when other bots play it."""
-    lines = ["Key numbers (95% intervals in brackets; differences are paired, in percentage points "
-             "for shares):", ""]
+    lines = ["95% intervals in brackets; differences are paired, in percentage points for shares.", ""]
     for kind, files in _deal_kinds(deals).items():
         lines += kind.headlines(files)
     shadows = {id(b) for _, b, _ in pairs}
@@ -702,6 +848,9 @@ th { background: #f2f2f2; }
 img { max-width: 100%; }
 pre { background: #f6f6f6; padding: 0.6rem; overflow-x: auto; font-size: 0.8rem; }
 h2 { border-bottom: 2px solid #ddd; padding-bottom: 0.2rem; margin-top: 2.4rem; }
+details.contents { background: #f6f6f6; padding: 0.4rem 1rem; margin: 1rem 0; font-size: 0.9rem; }
+details.contents summary { cursor: pointer; font-weight: bold; }
+details.contents ul { margin: 0.2rem 0; padding-left: 1.2rem; }
 blockquote { border-left: 4px solid #c0392b; background: #fdecea; color: #8e1b10; margin: 1rem 0;
              padding: 0.4rem 0.9rem; }
 """

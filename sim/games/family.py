@@ -646,6 +646,10 @@ class Family(ABC):
     # The metrics (sim.analysis.metrics_of) of the findings a report sets side by side for
     # two sets of bots (sim.report.bots_section), the first four in its figure.
     compared_metrics: ClassVar[tuple[str, ...]] = ("opened_by_3", "turns", "mean_penalty", "seat0_win")
+    # The few metrics a designer decides on, at the top of a report (sim.report's "at a glance"):
+    # the round's length, how soon and how often players open, what losing costs, the seat edge.
+    glance_metrics: ClassVar[tuple[str, ...]] = ("turns", "opened_by_3", "never_opened", "mean_penalty",
+                                                 "seat0_edge")
     # What :meth:`seat_results` counts a seat's score per, and how people read the two.
     score_unit: ClassVar[str] = "round"
     score_label: ClassVar[str] = "mean score per round"

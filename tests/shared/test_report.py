@@ -90,7 +90,9 @@ def test_rummikub_report_has_its_own_sections(data, tmp_path):
     assert md.count("### Seat advantage") == 1  # the shared section, not a family copy beside it
     # each comparison shows the rounds it pairs (the small-data sweep: 40 a variant)
     assert re.search(r"\| open_points vs 30 \| open_points=50, players=2 \| 40 \| [+-]", md)
-    assert len(list((tmp_path / "k" / "figures").glob("*.png"))) == 3
+    names = sorted(f.name for f in (tmp_path / "k" / "figures").glob("*.png"))
+    assert names == ["01-rummikub-at-a-glance.png", "02-rummikub-opened-by-turn.png", "03-rummikub-penalties.png",
+                     "04-rummikub-house-rules.png", "05-seat-edges.png"]
     assert page.exists()
 
 
@@ -126,7 +128,8 @@ def tree(folder):
     return {p.relative_to(folder).as_posix(): what(p) for p in sorted(folder.rglob("*"))}
 
 
-@pytest.mark.parametrize("link", ["figures", "report.html", "report.md", "figures/01-old.png"])
+@pytest.mark.parametrize("link", ["figures", "report.html", "report.md", "figures/01-old.png", "tables",
+                                  "tables/01-old.csv"])
 def test_a_link_inside_out_is_refused_before_anything_changes(data, tmp_path, link):
     """``ln -s ~/pics R/figures`` or ``ln -s victim R/report.html``: the report refuses,
     naming the link, and neither deletes nor writes anything, there or where it points."""
@@ -136,9 +139,11 @@ def test_a_link_inside_out_is_refused_before_anything_changes(data, tmp_path, li
     victim.write_text("precious")
     (out / "figures").mkdir(parents=True)
     (out / "figures" / "00-keep.png").write_bytes(b"an old figure")
-    if link == "figures":
-        shutil.rmtree(out / "figures")
-    (out / link).symlink_to(pics if link == "figures" else victim)
+    (out / "tables").mkdir()
+    (out / "tables" / "00-keep.csv").write_text("an,old\ntable,\n")
+    if link in ("figures", "tables"):
+        shutil.rmtree(out / link)
+    (out / link).symlink_to(pics if link in ("figures", "tables") else victim)
     before, outside = tree(out), tree(pics) | {"victim": victim.read_text()}
     r = CliRunner().invoke(app, ["report", "--data", str(data / "thresholds"), "--out", str(out)])
     assert "symbolic link" in one_error(r, out / link)
@@ -156,7 +161,7 @@ def test_out_may_be_a_link_and_a_hard_link_in_it_is_replaced(data, tmp_path):
     r = CliRunner().invoke(app, ["report", "--data", str(data / "thresholds"), "--out", str(tmp_path / "R")])
     assert r.exit_code == 0, r.output
     assert victim.read_text() == "precious" and (real / "report.html").read_text().startswith("<!DOCTYPE html>")
-    assert sorted(p.name for p in real.iterdir()) == ["figures", "report.html", "report.md"]
+    assert sorted(p.name for p in real.iterdir()) == ["figures", "report.html", "report.md", "tables"]
 
 
 class Markup(HTMLParser):
@@ -193,7 +198,8 @@ def test_html_shows_tags_in_titles_names_and_notes_as_text(data, tmp_path):
 
 
 MARKDOWN_TAGS = {"p", "h1", "h2", "h3", "h4", "h5", "h6", "a", "img", "em", "strong", "code", "pre", "br", "hr",
-                 "blockquote", "ul", "ol", "li", "table", "thead", "tbody", "tr", "th", "td"}
+                 "blockquote", "ul", "ol", "li", "table", "thead", "tbody", "tr", "th", "td",
+                 "details", "summary", "div"}  # the last three: the contents the report adds
 PIECES = ["<", ">", "/", "script", "img src=x onerror=alert(1)", "iframe", '"', "'", "=", "&", "&#60;", "&lt;",
           "&#106;", "#", "!", "[x]", "(", ")", "javascript:", "JaVaScRiPt:", "data:", "vbscript:", "http://e.org",
           "figures/a.png", " ", "\t", "\n", "\n\n", "`", "```", "|", "---", "*", "\\", ":", "x", "<!--", "-->", "a"]
@@ -207,7 +213,7 @@ def test_to_html_makes_only_markdowns_own_markup(text):
     address but a relative or web one."""
     for tag, attrs in Markup(to_html(text)).elements:
         assert tag in MARKDOWN_TAGS, (tag, text)
-        assert set(attrs) <= {"href", "src", "alt", "title", "class", "style"}, (attrs, text)
+        assert set(attrs) <= {"href", "src", "alt", "title", "class", "style", "id"}, (attrs, text)
         for key in ("href", "src"):
             if key in attrs:
                 plain = re.sub(r"[\x00-\x20\x7f]", "", attrs[key]).lower()

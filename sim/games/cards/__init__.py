@@ -71,6 +71,7 @@ class CardRummy(Family):
     deal_metrics = DEAL_METRICS
     public: ClassVar[dict] = {"LayDown": "handplay", "best_lay_down": "handplay"}
     compared_metrics = ("hands", "rummy_share", "mean_points", "first_dealer_win", "wash_share", "margin")
+    glance_metrics = ("hands", "wash_share", "rummy_share", "mean_points", "first_dealer_edge")
     referee_checks = "every card and every score checked"
     # Measured with the standard game (4 players, greedy, seed 1, one worker process on the
     # shared 2-core machine): a run of 4,000 matches in chunks of 1,000 wrote 446 kB (111

@@ -230,6 +230,7 @@ UNIT_METRICS = {
     "mean_points": "mean points of a scored hand, pooled over the matches' hands",
     "seat0_win": "share of matches won by seat 0 (with partners, team 0)",
     "first_dealer_win": "share of matches won by the first dealer (with partners, its team)",
+    "first_dealer_edge": "the first dealer's match wins over an even split between the sides",
     "margin": "the winner's total minus the runner-up's",
 }
 
@@ -257,5 +258,7 @@ def unit_metrics(ds: Dataset) -> pl.LazyFrame:
         *on, pl.col("hands").cast(pl.Float64),
         (winner == 0).cast(pl.Float64).alias("seat0_win"),
         (((winner - pl.col("first_dealer")) % sides) == 0).cast(pl.Float64).alias("first_dealer_win"),
+        ((((winner - pl.col("first_dealer")) % sides) == 0).cast(pl.Float64)
+         - winner.is_not_null().cast(pl.Float64) / sides).alias("first_dealer_edge"),
         (pl.col("winner_total") - pl.col("runner_up_total")).cast(pl.Float64).alias("margin"))
     return matches.join(per_match, on=on)
