@@ -31,6 +31,30 @@ PERCENT_METRICS = ("opened_by_3", "stock_out", "never_opened", "joker_finish", "
 UNITS = {"turns": "turns", "hands": "hands"}  # of paired differences not in points
 
 
+def legend_below(fig, axes) -> None:
+    """One legend for the figure, under its panels, so that no legend sits over a curve:
+    every distinct label of ``axes`` once."""
+    entries: dict = {}
+    for ax in np.ravel(axes):
+        for handle, label in zip(*ax.get_legend_handles_labels(), strict=True):
+            entries.setdefault(label, handle)
+    if entries:
+        fig.set_layout_engine("constrained")
+        fig.legend(entries.values(), entries.keys(), loc="outside lower center", ncols=min(3, len(entries)),
+                   fontsize=8.5)
+
+
+# A cumulative figure's axis ends where this share of every line is reached: a long thin tail
+# (a card hand's points run to 400, nearly all under 150) would squeeze the curves to the left.
+AXIS_END = 0.995
+
+
+def _axis_end(values: np.ndarray, shares: np.ndarray) -> float:
+    """The first value where a cumulative share reaches :data:`AXIS_END`."""
+    reached = np.nonzero(shares >= AXIS_END)[0]
+    return float(values[reached[0]] if reached.size else values[-1])
+
+
 def variant_label(combo: dict) -> str:
     """``players=4, threshold_mode=fixed``; ``all rounds`` for no fields."""
     return ", ".join(f"{k}={str(v).lower() if isinstance(v, bool) else v}" for k, v in combo.items()) or "all rounds"
@@ -73,9 +97,9 @@ def opened_by_turn(obt: pl.DataFrame, others: dict | None = None):
         ax.set_title(f"{n} players")
         ax.set_xlabel("own turn (1 = first)")
         ax.set_xticks(range(1, int(obt["turn"].max()) + 1))
-        ax.legend(loc="lower right")
     axes[0][0].set_ylabel("players opened by then (%)")
     axes[0][0].set_ylim(0, 100)
+    legend_below(fig, axes)
     fig.suptitle("Share of players opened by their own turn, with 95% bands")
     return fig
 
@@ -95,9 +119,9 @@ def opened_by_variant(obt: pl.DataFrame, vary: list[str]):
         ax.set_title(f"{n} players")
         ax.set_xlabel("own turn (1 = first)")
         ax.set_xticks(range(1, int(obt["turn"].max()) + 1))
-        ax.legend(loc="lower right", fontsize=8)
     axes[0][0].set_ylabel("players opened by then (%)")
     axes[0][0].set_ylim(0, 100)
+    legend_below(fig, axes)
     fig.suptitle("Share of players opened by their own turn (all seats), with 95% bands")
     return fig
 
@@ -118,7 +142,7 @@ def opening_value_cdf(vals: pl.DataFrame, combos: list[dict]):
     ax.set_xlim(98, 170)
     ax.set_ylim(0, 100)
     ax.set_title("How big are melds openings? (cumulative, 95% bands)")
-    ax.legend(fontsize=8)
+    legend_below(fig, ax)
     return fig
 
 
@@ -126,6 +150,7 @@ def cumulative(df: pl.DataFrame, value: str, combos: list[dict], xlabel: str, yl
     """Cumulative distributions of ``value`` (rows with ``k`` of ``n``), a line per variant
     of ``combos``, with 95% Wilson bands."""
     fig, ax = plt.subplots()
+    ends = []
     for combo in combos:
         s = select(df, combo).sort(value)
         k = s["k"].cum_sum().to_numpy()
@@ -133,27 +158,38 @@ def cumulative(df: pl.DataFrame, value: str, combos: list[dict], xlabel: str, yl
         lo, hi = wilson_interval(k, n)
         ax.step(s[value], 100 * k / n, where="post", label=variant_label(combo), lw=1.3)
         ax.fill_between(s[value], 100 * lo, 100 * hi, step="post", alpha=0.2)
-    ax.set_xlabel(xlabel)
+        ends.append(_axis_end(s[value].to_numpy(), k / n))
+    ax.set_xlim(right=max(ends))
+    ax.set_xlabel(f"{xlabel} (the axis ends where {100 * AXIS_END:g}% of every line is)")
     ax.set_ylabel(ylabel)
     ax.set_ylim(0, 100)
     ax.set_title(title)
-    ax.legend(fontsize=8)
+    legend_below(fig, ax)
     return fig
 
 
-def share_curve(df: pl.DataFrame, x: str, combos: list[dict], xlabel: str, ylabel: str, title: str):
+def share_curve(df: pl.DataFrame, x: str, combos: list[dict], xlabel: str, ylabel: str, title: str,
+                panels: str | None = None):
     """A share (``share``, ``ci_low``, ``ci_high``) against ``x``, a line per variant of
-    ``combos``, with its 95% band."""
-    fig, ax = plt.subplots()
-    for combo in combos:
-        s = select(df, combo).sort(x)
-        line = ax.plot(s[x], 100 * s["share"], marker="o", label=variant_label(combo))[0]
-        ax.fill_between(s[x], 100 * s["ci_low"], 100 * s["ci_high"], alpha=0.2, color=line.get_color())
-    ax.set_xlabel(xlabel)
-    ax.set_ylabel(ylabel)
-    ax.set_ylim(bottom=0)
-    ax.set_title(title)
-    ax.legend(fontsize=8)
+    ``combos``, with its 95% band; ``panels``: a field whose every value gets a panel of
+    its own (the lines there: the variants of ``combos`` with that value)."""
+    values = list(dict.fromkeys(c[panels] for c in combos)) if panels else [None]
+    fig, axes = plt.subplots(1, len(values), figsize=(4.6 * len(values) + 0.8, 4.6), sharey=True, squeeze=False)
+    colours = {}
+    for ax, value in zip(axes[0], values, strict=True):
+        for combo in [c for c in combos if panels is None or c[panels] == value]:
+            name = variant_label({k: v for k, v in combo.items() if k != panels})
+            s = select(df, combo).sort(x)
+            line = ax.plot(s[x], 100 * s["share"], marker="o", label=name, color=colours.get(name))[0]
+            colours[name] = line.get_color()
+            ax.fill_between(s[x], 100 * s["ci_low"], 100 * s["ci_high"], alpha=0.2, color=line.get_color())
+        ax.set_xlabel(xlabel)
+        if panels:
+            ax.set_title(variant_label({panels: value}))
+    axes[0][0].set_ylabel(ylabel)
+    axes[0][0].set_ylim(bottom=0)
+    fig.suptitle(title)
+    legend_below(fig, axes)
     return fig
 
 
@@ -170,7 +206,7 @@ def threshold_by_order(inc: pl.DataFrame, combos: list[dict]):
     ax.set_ylabel("points")
     ax.set_xticks(range(1, int(inc["open_order"].max()) + 1))
     ax.set_title("Increasing mode: requirement in force (solid) and value laid (dotted)")
-    ax.legend(fontsize=8)
+    legend_below(fig, ax)
     return fig
 
 
@@ -192,7 +228,7 @@ def threshold_curve(curve: pl.DataFrame, rest: list[str]):
     a2.set_ylabel("mean penalty of non-winners (points)")
     a2.set_title("Penalties")
     if rest:
-        a1.legend(fontsize=8)
+        legend_below(fig, a1)
     fig.suptitle("The opening threshold (open_points), with 95% bands")
     return fig
 
@@ -225,6 +261,7 @@ def penalty_cdf(dist: pl.DataFrame, combos: list[dict]):
                              figsize=(3.6 * cols + 0.6, 2.7 * rows + 1.2))
     for ax in axes.flat[len(combos):]:
         ax.set_visible(False)
+    ends = []
     for ax, combo in zip(axes.flat, combos, strict=False):
         for kind, style in (("melds", "-"), ("pairs", "--")):
             s = select(dist, combo).filter(pl.col("open_kind") == kind).sort("penalty")
@@ -235,12 +272,13 @@ def penalty_cdf(dist: pl.DataFrame, combos: list[dict]):
             lo, hi = wilson_interval(k, n)
             ax.step(s["penalty"], 100 * k / n, where="post", ls=style, color="#1b6ca8", label=f"opened with {kind}")
             ax.fill_between(s["penalty"], 100 * lo, 100 * hi, step="post", alpha=0.15, color="#1b6ca8")
-        ax.set_xscale("symlog", linthresh=10)
-        ax.set_xlim(0, 900)
+            ends.append(_axis_end(s["penalty"].to_numpy(), k / n))
         ax.set_ylim(0, 100)
         ax.set_title(variant_label(combo), fontsize=8)
+    for ax in axes.flat:
+        ax.set_xlim(0, max(ends, default=900))
     for ax in axes[-1]:
-        ax.set_xlabel("penalty (points; log above 10)", fontsize=9)
+        ax.set_xlabel(f"penalty (points; the axis ends where {100 * AXIS_END:g}% are)", fontsize=9)
     for ax in axes[:, 0]:
         ax.set_ylabel("losing openers (%)", fontsize=9)
     legend = {}  # one entry per kind, whichever panel has it
@@ -404,7 +442,7 @@ def paired_forest(comp: pl.DataFrame, metrics: tuple[str, ...]):
     """Paired differences with 95% intervals, a panel per metric (side by side), a row per
     comparison, the intervals clear of zero in colour; ``comp`` from
     :func:`sim.analysis.compare_variants` with a ``field`` column."""
-    fig, labels, panels = _forest(comp, metrics, 0.24)
+    fig, _, panels = _forest(comp, metrics, 0.24)
     for ax, _, m, y, scale in panels:
         d, low, high = (m[c].to_numpy().astype(float) for c in ("diff", "ci_low", "ci_high"))
         clear = (low > 0) | (high < 0)

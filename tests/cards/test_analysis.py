@@ -149,7 +149,10 @@ def test_report_has_the_card_sections(small_data, tmp_path):
                     "### Coming back from behind", "### What each rule changes"):
         assert heading in text
     assert "60 matches per variant" in text and "card Rummy 101, players=2, target=101" in text
-    assert len(list((tmp_path / "r" / "figures").glob("*.png"))) == 3
+    assert sorted(f.name for f in (tmp_path / "r" / "figures").glob("*.png")) == [
+        "01-rummy101-cards-at-a-glance.png", "02-cards-points.png", "03-cards-comeback.png", "04-cards-rules.png"]
+    # the comeback figure has a panel per target: the longer match forgives more (issue 23)
+    assert "Card Rummy 101: the chance to win after trailing by N points, a panel per target." in text
 
 
 def test_a_card_dataset_without_its_hands_is_named(small_data, tmp_path):

@@ -116,10 +116,15 @@ def report_sections(rep: Report, ds: A.Dataset, prefer: dict) -> None:
             "that won the match anyway, with 95% bands (the figure leaves out deficits fewer than 30 "
             "trailed by).", "")
     shown = back.filter(pl.col("n") >= 30)
-    rep.figure(plots.share_curve(shown, "deficit", shown_variants(shown, group, base, vary="players"),
-                                 "points behind the leader after some hand (at least)",
-                                 "went on to win the match (%)", "Card Rummy 101: coming back from behind"),
-               "cards-comeback", "Card Rummy 101: the chance to win after trailing by N points.")
+    # a panel per target (a longer match forgives more), a line per player count
+    panels = "target" if "target" in group and shown["target"].n_unique() > 1 else None
+    combos = [c for c in _combos(shown, group)
+              if all(c.get(k) == v for k, v in base.items() if k not in ("players", panels))]
+    rep.figure(plots.share_curve(shown, "deficit", combos, "points behind the leader after some hand (at least)",
+                                 "went on to win the match (%)", "Card Rummy 101: coming back from behind",
+                                 panels=panels),
+               "cards-comeback", "Card Rummy 101: the chance to win after trailing by N points"
+               + (", a panel per target." if panels else "."))
     rows = []
     for combo in _combos(back, group):
         row = {"variant": _label(combo)}
