@@ -42,6 +42,7 @@ MOST_CURVES = 6  # curves one figure shows; the others are named below it
 import polars as pl
 
 from sim import analysis as A
+from sim import display as D
 from sim import plots
 
 plots.notebook_setup()
@@ -54,7 +55,8 @@ print(f"{DATA}: {ds.manifest['kind']} of {ds.manifest['rounds']:,} rounds per va
 # %%
 if DEAL_FILES:
     deal = A.deal_open_shares(DEAL_FILES)
-    display(deal.select("preset", "rack_size", "way", "share", "ci_low", "ci_high", "mean_value"))
+    display(D.table(deal.select("preset", "rack_size", "way", "share", "ci_low", "ci_high", "mean_value"),
+                    "Racks that can open as dealt"))
 
 # %% [markdown]
 # ## Opened by the own *t*-th turn, by seat
@@ -70,7 +72,9 @@ fig = plots.opened_by_turn(obt, first)
 
 # %%
 columns = list(dict.fromkeys([*keys, "players", "seat", "turn", "share", "ci_low", "ci_high"]))
-obt.filter(pl.col("turn").is_in([1, 3, 5])).select(columns)
+by_turn = D.compact(obt.filter(pl.col("turn").is_in([1, 3, 5])).select(columns))
+D.table(by_turn.pivot(on="turn", index=[c for c in by_turn.columns if c not in ("turn", "share")], values="share")
+        .rename(lambda c: f"by turn {c}" if c.isdigit() else c), "Opened by the own turn, 95% intervals")
 
 # %% [markdown]
 # ## Melds or pairs, and the discard
@@ -79,10 +83,10 @@ obt.filter(pl.col("turn").is_in([1, 3, 5])).select(columns)
 # second table is the share of openings that took the previous player's discard.
 
 # %%
-A.opening_kinds(ds)
+D.table(A.opening_kinds(ds), "How players open")
 
 # %%
-A.discard_openings(ds)
+D.table(A.discard_openings(ds), "Openings that took the discard")
 
 # %% [markdown]
 # ## How big are melds openings?

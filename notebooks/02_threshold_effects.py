@@ -42,6 +42,7 @@ MOST_CURVES = 6  # curves one figure shows; the others are named below it
 import polars as pl
 
 from sim import analysis as A
+from sim import display as D
 from sim import plots
 
 plots.notebook_setup()
@@ -55,7 +56,7 @@ by = keys if "threshold_mode" in keys else [*keys, "threshold_mode"]
 # %%
 order = A.threshold_by_order(ds, by=by)
 inc = order.filter(pl.col("threshold_mode") == "increasing")
-inc
+D.table(inc, "The bar in force by opening order")
 
 # %%
 if inc.height:
@@ -68,13 +69,13 @@ if inc.height:
 # ## Who never opens, how long rounds last, what players lose
 
 # %%
-A.never_opened(ds, by=by)
+D.table(A.never_opened(ds, by=by), "Players who never open")
 
 # %%
-A.round_length(ds, by=by)
+D.table(A.round_length(ds, by=by), "Turns per round")
 
 # %%
-A.penalties(ds, by=by)
+D.table(A.penalties(ds, by=by), "Penalties of the players who did not win")
 
 # %% [markdown]
 # ## The threshold itself
@@ -87,4 +88,4 @@ if THRESHOLDS:
     thr = A.open_dataset(THRESHOLDS)
     curve = A.threshold_curve(thr, turn=TURN)
     fig = plots.threshold_curve(curve, [k for k in thr.keys if k != "open_points"])
-    display(curve)
+    display(D.table(curve, "The threshold curve"))

@@ -37,6 +37,7 @@ SCORE_BIN = 20
 import polars as pl
 
 from sim import analysis as A
+from sim import display as D
 from sim import plots
 
 plots.notebook_setup()
@@ -58,25 +59,25 @@ dist = A.penalty_distribution(ds, by=keys)
 fig = plots.penalty_cdf(dist, plots.variants(dist, keys))
 
 # %%
-A.penalties(ds, by=[*keys, "open_kind"])
+D.table(A.penalties(ds, by=[*keys, "open_kind"]), "Penalties by how the player opened")
 
 # %%
-A.penalties(ds, by=[*keys, "finish"])
+D.table(A.penalties(ds, by=[*keys, "finish"]), "Penalties by how the round ended")
 
 # %% [markdown]
 # ## How rounds end, and what the winner gains
 
 # %%
-A.finish_rates(ds).filter(pl.col("k") > 0)
+D.table(A.finish_rates(ds).filter(pl.col("k") > 0), "How rounds end")
 
 # %%
-A.winner_gain(ds)
+D.table(A.winner_gain(ds), "What the winner gains")
 
 # %% [markdown]
 # ## Scores by seat, and their histogram
 
 # %%
-A.scores(ds, by=[*keys, "seat"] if "players" in keys else [*keys, "players", "seat"])
+D.table(A.scores(ds, by=[*keys, "seat"] if "players" in keys else [*keys, "players", "seat"]), "Scores by seat")
 
 # %%
-A.score_histogram(ds, width=SCORE_BIN).filter(pl.col("share") > 0.001)
+D.table(A.score_histogram(ds, width=SCORE_BIN).filter(pl.col("share") > 0.001), "Scores, in bins")

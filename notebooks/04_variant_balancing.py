@@ -32,11 +32,13 @@
 DATA = "../data/notebooks/variants"
 BASELINE = {"threshold_mode": "fixed"}
 METRICS = ["opened_by_3", "never_opened", "stock_out", "mean_penalty", "seat0_score", "turns"]
+THRESHOLDS = "../data/notebooks/thresholds"  # another sweep to explore at the end, or ""
 
 # %%
 import polars as pl
 
 from sim import analysis as A
+from sim import display as D
 from sim import plots
 
 plots.notebook_setup()
@@ -45,7 +47,7 @@ print("variant fields:", ds.keys, "| metrics:", A.metric_texts(ds))
 
 # %%
 comp = A.compare_variants(ds, BASELINE, METRICS)
-comp
+D.table(D.effects(comp), f"Paired differences against {BASELINE}, 95% intervals")
 
 # %% [markdown]
 # ## Paired against unpaired
@@ -54,11 +56,23 @@ comp
 # runs of the same size would give.
 
 # %%
-comp.select("variant", "metric", (pl.col("ci_high") - pl.col("diff")).alias("paired_half_width"),
-            "unpaired_half_width").with_columns(
-    (pl.col("unpaired_half_width") / pl.col("paired_half_width")).alias("ratio"))
+D.table(comp.select("variant", "metric", (pl.col("ci_high") - pl.col("diff")).alias("paired_half_width"),
+                    "unpaired_half_width").with_columns(
+    (pl.col("unpaired_half_width") / pl.col("paired_half_width")).alias("ratio")),
+    "Interval half-widths: paired against unpaired")
 
 # %%
 field = next(iter(BASELINE))
 fig = plots.paired_forest(comp.with_columns(pl.lit(f"{field} vs {BASELINE[field]}").alias("field")),
                           tuple(m for m in METRICS if m in ("opened_by_3", "stock_out", "mean_penalty", "turns")))
+
+# %% [markdown]
+# ## Explore
+#
+# Choose the dataset, the field compared and its baseline value, and the metric: the
+# figure (that metric's paired differences) and the table (the main metrics) redraw.
+# Run headless, this cell draws its defaults.
+
+# %%
+D.explorer({name: path for name, path in (("variants", DATA), ("thresholds", THRESHOLDS)) if path},
+           metric=METRICS[0], baseline=BASELINE)

@@ -34,6 +34,7 @@ BASELINE = {"open_points": 30}
 import polars as pl
 
 from sim import analysis as A
+from sim import display as D
 from sim import plots
 
 plots.notebook_setup()
@@ -51,8 +52,9 @@ print("variant fields:", ds.keys, "| metrics:", A.metrics_of(ds))
 # seldom runs dry.
 
 # %%
-A.round_length(ds, by=by).join(
-    A.finish_rates(ds, by=by).filter(pl.col("finish") == "out").select(*by, pl.col("share").alias("out")), on=by)
+D.table(A.round_length(ds, by=by).join(
+    A.finish_rates(ds, by=by).filter(pl.col("finish") == "out").select(*by, pl.col("share").alias("out_share")),
+    on=by), "Turns per round and rounds won by going out")
 
 # %% [markdown]
 # ## When do players open?
@@ -65,7 +67,8 @@ others = {k: v for k, v in BASELINE.items() if k != "players"}
 fig = plots.opened_by_turn(obt, others)
 
 # %%
-obt.filter(pl.col("turn").is_in([1, 3, 5])).pivot(on="turn", index=[*by, "seat"], values="share")
+D.table(D.compact(obt.filter(pl.col("turn").is_in([1, 3, 5]))).pivot(on="turn", index=[*by, "seat"], values="share")
+        .rename(lambda c: f"by turn {c}" if c.isdigit() else c), "Opened by the own turn, 95% intervals")
 
 # %% [markdown]
 # ## Seat advantage
@@ -75,7 +78,8 @@ obt.filter(pl.col("turn").is_in([1, 3, 5])).pivot(on="turn", index=[*by, "seat"]
 
 # %%
 wins = A.win_shares(ds, by=by)
-wins.with_columns((pl.col("share") * pl.col("players").cast(pl.Float64)).alias("share x players"))
+D.table(wins.with_columns((pl.col("share") * pl.col("players").cast(pl.Float64)).alias("share x players")),
+        "Rounds won by seat (share x players: 1 for an even table)")
 
 # %% [markdown]
 # ## What losing costs
@@ -89,7 +93,7 @@ fig = plots.cumulative(dist, "penalty", plots.variants(dist, by), "points lost",
                        "What losing costs (cumulative, 95% bands)")
 
 # %%
-A.penalties(ds, by=by)
+D.table(A.penalties(ds, by=by), "What losing costs")
 
 # %% [markdown]
 # ## What the house rule changes
@@ -101,9 +105,19 @@ A.penalties(ds, by=by)
 # %%
 metrics = ["opened_by_3", "never_opened", "turns", "pool_empty", "mean_penalty", "seat0_win"]
 comp = A.compare_variants(ds, BASELINE, metrics)
-comp
+D.table(D.effects(comp), f"Paired differences against {BASELINE}, 95% intervals")
 
 # %%
 field = next(iter(BASELINE))
 fig = plots.paired_forest(comp.with_columns(pl.lit(f"{field} vs {BASELINE[field]}").alias("field")),
                           ("opened_by_3", "turns", "mean_penalty", "seat0_win"))
+
+# %% [markdown]
+# ## Explore
+#
+# Choose the dataset, the field compared and its baseline value, and the metric: the
+# figure (that metric's paired differences) and the table (the main metrics) redraw.
+# Run headless, this cell draws its defaults.
+
+# %%
+D.explorer({"rummikub": DATA}, metric="opened_by_3", baseline=BASELINE)

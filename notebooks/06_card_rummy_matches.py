@@ -34,6 +34,7 @@ BASELINE = {"target": 101}
 import polars as pl
 
 from sim import analysis as A
+from sim import display as D
 from sim import plots
 
 plots.notebook_setup()
@@ -50,7 +51,7 @@ print("variant fields:", ds.keys, "| metrics:", A.metrics_of(ds))
 # to 101 ends on the first hand that takes somebody past it.
 
 # %%
-A.hands_per_match(ds, by=by)
+D.table(A.hands_per_match(ds, by=by), "Hands a match")
 
 # %% [markdown]
 # ## How hands end
@@ -61,7 +62,7 @@ A.hands_per_match(ds, by=by)
 
 # %%
 fin = A.hand_finishes(ds, by=by)
-fin.pivot(on="finish", index=by, values="share")
+D.table(D.compact(fin).pivot(on="finish", index=by, values="share"), "How hands end, 95% intervals")
 
 # %% [markdown]
 # ## What going rummy is worth
@@ -70,7 +71,7 @@ fin.pivot(on="finish", index=by, values="share")
 # of a plain one, and the share of all points that came from rummy hands.
 
 # %%
-A.rummy_worth(ds, by=by)
+D.table(A.rummy_worth(ds, by=by), "What going rummy is worth")
 
 # %% [markdown]
 # ## The points of a hand
@@ -91,11 +92,13 @@ fig = plots.cumulative(pts, "points", plots.variants(pts, by), "points of the ha
 # every hand (C-SET-2), so position 1 plays first in the first hand.
 
 # %%
-A.match_wins(ds, by=by).with_columns(
-    (pl.col("share") * pl.when(pl.col("partners")).then(2).otherwise(pl.col("players"))).alias("share x sides"))
+D.table(A.match_wins(ds, by=by).with_columns(
+    (pl.col("share") * pl.when(pl.col("partners")).then(2).otherwise(pl.col("players"))).alias("share x sides")),
+    "Matches won by seat (team); share x sides: 1 for an even table")
 
 # %%
-A.first_dealer_wins(ds, by=by).pivot(on="position", index=by, values="share")
+D.table(D.compact(A.first_dealer_wins(ds, by=by)).pivot(on="position", index=by, values="share")
+        .rename(lambda c: f"dealer +{c}" if c.isdigit() else c), "Matches won by position from the first dealer")
 
 # %% [markdown]
 # ## Coming back from behind
@@ -118,9 +121,19 @@ fig = plots.share_curve(back.filter(pl.col("n") >= 30), "deficit", plots.variant
 # %%
 metrics = ["hands", "wash_share", "rummy_share", "mean_points", "first_dealer_win", "margin"]
 comp = A.compare_variants(ds, BASELINE, metrics)
-comp
+D.table(D.effects(comp), f"Paired differences against {BASELINE}, 95% intervals")
 
 # %%
 field = next(iter(BASELINE))
 fig = plots.paired_forest(comp.with_columns(pl.lit(f"{field} vs {BASELINE[field]}").alias("field")),
                           ("hands", "wash_share", "mean_points", "first_dealer_win"))
+
+# %% [markdown]
+# ## Explore
+#
+# Choose the dataset, the field compared and its baseline value, and the metric: the
+# figure (that metric's paired differences) and the table (the main metrics) redraw.
+# Run headless, this cell draws its defaults.
+
+# %%
+D.explorer({"cards": DATA}, metric="hands", baseline=BASELINE)

@@ -327,18 +327,19 @@ def seat_edges(adv: pl.DataFrame, combos: list[dict]):
     return fig
 
 
-def _digits(half: float) -> int:
-    """Decimals that show an interval of half-width ``half`` to a quarter of it or finer."""
+def _digits(half: float, most: int = 3) -> int:
+    """Decimals that show an interval of half-width ``half`` to a quarter of it or finer, at most ``most``."""
     if not np.isfinite(half) or half <= 0:
         return 2
-    return int(np.clip(-np.floor(np.log10(half / 2)), 0, 3))
+    return int(np.clip(-np.floor(np.log10(half / 2)), 0, most))
 
 
-def effect_text(diff: float, low: float, high: float, scale: float = 1.0) -> str:
-    """A difference and its interval with the decimals the interval warrants: ``+2.3 [+1.1, +3.5]``."""
+def effect_text(diff: float, low: float, high: float, scale: float = 1.0, most: int = 3) -> str:
+    """A difference and its interval with the decimals the interval warrants (at most
+    ``most``): ``+2.3 [+1.1, +3.5]``."""
     if diff is None or not np.isfinite(diff):
         return "–"
-    d = _digits(scale * (high - low) / 2)
+    d = _digits(scale * (high - low) / 2, most)
     return f"{scale * diff:+.{d}f} [{scale * low:+.{d}f}, {scale * high:+.{d}f}]"
 
 
@@ -376,7 +377,7 @@ def at_a_glance(sections: list[dict], metrics: tuple[str, ...], few: int, unit: 
     dataset, headed by its baseline's values. ``sections``: ``{"title", "base": {metric:
     value}, "rows": [{"label", "n", "cells": {metric: (diff, low, high)}}]}``."""
     lines = sum(2 + len(s["rows"]) for s in sections)
-    label_w, cell_w, row_h = 3.2, 1.75, 0.32
+    label_w, cell_w, row_h = 3.2, 2.0, 0.32
     fig = plt.figure(figsize=(label_w + cell_w * len(metrics), row_h * (lines + 1.6)))
     ax = fig.add_axes((0, 0, 1, 1))
     width = label_w + cell_w * len(metrics)
@@ -409,8 +410,8 @@ def at_a_glance(sections: list[dict], metrics: tuple[str, ...], few: int, unit: 
                                                   GLANCE_DOWN if clear else "white")
                 ax.add_patch(plt.Rectangle((x - cell_w / 2 + 0.03, y + 0.04), cell_w - 0.06, 0.92, color=colour,
                                            lw=0))
-                ax.text(x, y + 0.5, effect_text(diff, low, high, scale), ha="center", va="center", fontsize=9.5,
-                        color="#222" if clear and not thin else "#777")
+                ax.text(x, y + 0.5, effect_text(diff, low, high, scale, most=2), ha="center", va="center",
+                        fontsize=9.5, color="#222" if clear and not thin else "#777")
             y += 1
     return fig
 

@@ -1,6 +1,8 @@
 """The notebooks as a person meets them: JupyterLab in a real (headless) Chromium, each
-notebook opened by a double click, Run All, no error output, figures drawn, and a save
-that leaves the file as it was (no header rewritten, no git diff).
+notebook opened by a double click, Run All, no error output, figures drawn, a control of
+the explorer changed and its figure redrawn (issue 23), and a save that leaves the file as
+it was (no header rewritten, no git diff). A screenshot of every notebook (its first
+screen, and its explorer after the change) is kept in ``data/test-artefacts/notebooks``.
 
 Needs Debian's ``chromium`` and ``chromium-driver``, selenium and JupyterLab (the
 ``notebooks`` extra); skipped, saying which is missing, without them. The notebooks read
@@ -23,6 +25,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("0*.py"))
+ARTEFACTS = ROOT / "data" / "test-artefacts" / "notebooks"  # git-ignored, like all of data/
 CHROMIUM, DRIVER = shutil.which("chromium"), shutil.which("chromedriver")
 
 pytestmark = [
@@ -133,7 +136,45 @@ def test_notebook_opens_by_double_click_runs_all_and_saves_unchanged(source, lab
     assert not errors, errors[0][:2000]
     figures = browser.find_elements(By.CSS_SELECTOR, ".jp-RenderedImage img")
     assert figures, "no figure drawn"
+    ARTEFACTS.mkdir(parents=True, exist_ok=True)
+    browser.save_screenshot(str(ARTEFACTS / f"{source.stem}.png"))
+    if "D.explorer(" in before:
+        _explorer_redraws_when_a_control_changes(browser, ARTEFACTS / f"{source.stem}-explorer.png")
     ActionChains(browser).key_down(Keys.CONTROL).send_keys("s").key_up(Keys.CONTROL).perform()
     _wait(browser, lambda d: not d.find_elements(By.CSS_SELECTOR, ".jp-mod-dirty"), 30, "the save")
     time.sleep(1)  # the file lands after the dirty mark clears
     assert (folder / source.name).read_text() == before, "saving from JupyterLab changed the file"
+
+
+# The explorer's output: ipywidgets' Output widget, its figure an image inside it.
+EXPLORER_FIGURE = ".widget-output img, .jupyter-widgets-output-area img"
+
+
+def _explorer_redraws_when_a_control_changes(browser, shot: Path) -> None:
+    """Choose another metric in the explorer (sim.display.explorer): its figure is drawn
+    again (a new image), and no error appears."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    selects = _wait(browser, lambda d: (s := d.find_elements(By.CSS_SELECTOR, ".widget-dropdown select"))
+                    and len(s) >= 4 and s, 60, "the explorer's four controls")
+    old = _wait(browser, lambda d: next(iter(d.find_elements(By.CSS_SELECTOR, EXPLORER_FIGURE)), None), 60,
+                "the explorer's first figure").get_attribute("src")
+    metric = Select(selects[3])
+    browser.execute_script("arguments[0].scrollIntoView({block: 'center'})", selects[3])
+    chosen = next(o.text for o in metric.options if not o.is_selected())
+    metric.select_by_visible_text(chosen)
+
+    def redrawn(d):
+        images = d.find_elements(By.CSS_SELECTOR, EXPLORER_FIGURE)
+        return images and images[0].get_attribute("src") not in (old, None) and images[0]
+
+    _wait(browser, redrawn, 120, f"the explorer's figure to redraw for {chosen}")
+    _wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, ".widget-output table, "
+                                                              ".jupyter-widgets-output-area table"),
+          60, "the explorer's table under its figure")
+    browser.save_screenshot(str(shot))
+    errors = [e.text for e in browser.find_elements(
+        By.CSS_SELECTOR, ".jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stderr']")
+        if "Error" in e.text or "Traceback" in e.text]
+    assert not errors, errors[0][:2000]
