@@ -424,7 +424,8 @@ def _forest(comp: pl.DataFrame, metrics: tuple[str, ...], row_height: float):
     scale)``: 100 for shares."""
     rows = comp.select("field", "variant").unique(maintain_order=True)
     labels = [f"{r['variant']} ({r['field']})" for r in rows.iter_rows(named=True)]
-    fig, axes = plt.subplots(1, len(metrics), figsize=(2.1 * len(metrics) + 3.2, row_height * len(labels) + 1.6),
+    panel = 2.1 if len(metrics) > 1 else 4.8  # one metric alone (a notebook's explorer) gets room
+    fig, axes = plt.subplots(1, len(metrics), figsize=(panel * len(metrics) + 3.2, row_height * len(labels) + 1.6),
                              squeeze=False, sharey=True, layout="constrained")
     panels = []
     for ax, metric in zip(axes[0], metrics, strict=True):
