@@ -188,17 +188,25 @@ def compared_label(field: str, value) -> str:
     return plots.variant_label({field: value}).replace("=", " vs ", 1)
 
 
+# A comparison (a row of the at-a-glance screen or of a paired table) resting on fewer
+# paired units than this is marked: its intervals are wide enough that its sign may not be
+# its effect's.
+FEW_UNITS = 2_000
+
+
 def paired_table(comp: pl.DataFrame, metrics: tuple[str, ...], extra=None) -> pl.DataFrame:
     """The paired differences of :func:`sim.analysis.compare_variants` (with a ``field``
-    column: what is compared) as a table, a row per comparison with the units it pairs and a
-    column per metric, ``diff [ci_low, ci_high]``; a difference left null (not comparable)
-    shows as a dash.
+    column: what is compared) as a table, a row per comparison with the units it pairs
+    (marked *few* under :data:`FEW_UNITS`: its intervals are wide) and a column per metric,
+    ``diff [ci_low, ci_high]``; a difference left null (not comparable) shows as a dash.
     ``extra(rows)``: more cells of a comparison from its rows of ``comp``."""
     table = []
     for r in comp.select("field", "variant").unique(maintain_order=True).iter_rows(named=True):
         sub = comp.filter((pl.col("field") == r["field"]) & (pl.col("variant") == r["variant"]))
         # how many units were paired, so a row resting on few shows it beside its intervals
-        row = {"compared": r["field"], "variant": r["variant"], "paired": f"{sub['n'].max():,}"}
+        n = sub["n"].max()
+        row = {"compared": r["field"], "variant": r["variant"],
+               "paired": f"{n:,}" + (" (few)" if n < FEW_UNITS else "")}
         for metric in metrics:
             x = sub.filter(pl.col("metric") == metric).row(0, named=True)
             if metric in plots.PERCENT_METRICS:  # shares in points of percentage, as the text quotes them
@@ -333,11 +341,6 @@ def _seat_section(rep: Report, ds: A.Dataset, prefer: dict) -> None:
                                                  f"{last['score_edge_ci_high']:+.2f}]"})
         rep.add("The starter's edge and the last seat's in every variant:", "")
         rep.table(pl.DataFrame(ends))
-
-
-# A row of the at-a-glance screen resting on fewer paired units than this is greyed and
-# marked: its intervals are wide enough that its sign may not be its effect's.
-FEW_UNITS = 2_000
 
 
 def glance_sections(ds: A.Dataset, prefer: dict) -> list[dict]:

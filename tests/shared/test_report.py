@@ -88,8 +88,8 @@ def test_rummikub_report_has_its_own_sections(data, tmp_path):
         assert text in md, text
     assert "stock" not in md.lower()  # no Rummy 101 wording
     assert md.count("### Seat advantage") == 1  # the shared section, not a family copy beside it
-    # each comparison shows the rounds it pairs (the small-data sweep: 40 a variant)
-    assert re.search(r"\| open_points vs 30 \| open_points=50, players=2 \| 40 \| [+-]", md)
+    # each comparison shows the rounds it pairs (the small-data sweep: 40 a variant, marked few)
+    assert re.search(r"\| open_points vs 30 \| open_points=50, players=2 \| 40 \(few\) \| [+-]", md)
     names = sorted(f.name for f in (tmp_path / "k" / "figures").glob("*.png"))
     assert names == ["01-rummikub-at-a-glance.png", "02-rummikub-opened-by-turn.png", "03-rummikub-penalties.png",
                      "04-rummikub-house-rules.png", "05-seat-edges.png"]
