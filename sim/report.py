@@ -374,11 +374,21 @@ def glance_sections(ds: A.Dataset, prefer: dict) -> list[dict]:
 def _glance_section(rep: Report, datasets: list[A.Dataset], prefer: dict) -> None:
     """The report's first screen: every rule of every dataset against its baseline in the few
     metrics a designer decides on (a figure per family), and the numbers as a table."""
+    def key(row: dict) -> tuple:
+        return row["label"], row["n"], tuple(plots.effect_text(*row["cells"][m]) for m in sorted(row["cells"]))
+
     by_family: dict[str, list[dict]] = {}
+    seen: set = set()
     for ds in datasets:
-        if ds.manifest["kind"] != "tournament":
-            by_family.setdefault(ds.family, []).extend(glance_sections(ds, prefer))
-    by_family = {f: s for f, s in by_family.items() if any(sec["rows"] for sec in s)}
+        if ds.manifest["kind"] == "tournament":
+            continue
+        for sec in glance_sections(ds, prefer):
+            # Sweeps of one seed that share a baseline repeat its comparisons (every Rummikub house
+            # rule's sweep has the players'): a row already shown, to the same figures, is not again.
+            sec["rows"] = [row for row in sec["rows"] if key(row) not in seen]
+            seen.update(key(row) for row in sec["rows"])
+            if sec["rows"]:
+                by_family.setdefault(ds.family, []).append(sec)
     if not by_family:
         return
     rep.add("## At a glance", "",

@@ -101,3 +101,15 @@ def test_html_has_contents_linking_every_section(report):
     for anchor in re.findall(r'<h2 id="([^"]+)"', html):
         assert f'href="#{anchor}"' in contents, anchor
     assert html.index("At a glance") < html.index("Key numbers")
+
+
+def test_a_comparison_two_sweeps_share_is_shown_once(small_data, tmp_path):
+    """The same sweep given twice (as two sweeps of one seed sharing a baseline repeat the
+    players' comparison): its rows appear once on the glance screen."""
+    import shutil
+
+    shutil.copytree(small_data / "thresholds", tmp_path / "again")
+    build_report([small_data / "thresholds", tmp_path / "again"], tmp_path / "r", command="sim report ...",
+                 baseline={"open_points": "91"})
+    table = _csv_of(tmp_path / "r", "at-a-glance")
+    assert table["rule"].to_list() == ["open_points=111 vs 91"] and table["dataset"].to_list() == ["thresholds"]
