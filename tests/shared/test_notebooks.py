@@ -37,8 +37,11 @@ def test_notebook_runs_top_to_bottom(source, data, tmp_path):
     if "THRESHOLDS" in source.read_text():
         params["THRESHOLDS"] = str(data / "thresholds")
     out = tmp_path / f"{source.stem}.out.ipynb"
+    # Now and then, on a loaded machine, the kernel finishes a cell and the client never hears
+    # of it (both idle: seen twice on 2026-12-03, with ipykernel 7.4 and 6.31 alike); a cell
+    # here takes seconds, so after 180 s the client moves on instead of waiting for ever.
     papermill.execute_notebook(str(ipynb), str(out), parameters=params, kernel_name="python3",
-                               cwd=str(source.parent), progress_bar=False)
+                               cwd=str(source.parent), progress_bar=False, execution_timeout=180)
     done = nbformat.read(out, as_version=4)
     images = sum(1 for c in done.cells for o in c.get("outputs", []) if "image/png" in o.get("data", {}))
     assert images >= 1, "every notebook draws at least one figure"
