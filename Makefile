@@ -151,8 +151,9 @@ reference-rummikub: $(VENV)/.core
 # every seat; 100,000 matches per variant. Then the solo, partners, decks and rummy sweeps
 # with every seat expert (issue 27: findings that hold for good play;
 # data/reference/cards/expert, the same seed, so the same cards), 40,000 matches per variant,
-# set beside the others in the report. 30 minutes in all on 2 cores (2026-12-03): 18 of play
-# by the simple bots, 8 by the experts, 4 for the report. Reruns skip what data/reference holds.
+# set beside the others in the report. 30 minutes in all on 2 cores (2026-12-03, quiet): 18 of
+# play by the simple bots, 8 by the experts, 4 for the report (10 since the report opens with
+# its glance screen, measured beside another build). Reruns skip what data/reference holds.
 RC := $(REF)/cards
 # Each sweep: its name, then its flags (":" between them, "@" between a flag and its value).
 CARD_SWEEPS := solo:--grid@players=2,3,4:--grid@target=100,101,500 \

@@ -15,10 +15,16 @@ from sim.report import FEW_UNITS, build_report, csv_frame
 
 @pytest.fixture(scope="module")
 def report(small_data, tmp_path_factory):
-    out = tmp_path_factory.mktemp("glance") / "r"
-    build_report([small_data / "variants", small_data / "cards"], out, command="sim report ...",
-                 baseline={"players": "4", "threshold_mode": "fixed", "target": "101"})
-    return out
+    """One report of a Rummy 101 sweep, a card sweep and the same threshold sweep twice (as
+    two sweeps of one seed sharing a baseline repeat a comparison)."""
+    import shutil
+
+    root = tmp_path_factory.mktemp("glance")
+    shutil.copytree(small_data / "thresholds", root / "again")
+    build_report([small_data / "variants", small_data / "cards", small_data / "thresholds", root / "again"],
+                 root / "r", command="sim report ...",
+                 baseline={"players": "4", "threshold_mode": "fixed", "target": "101", "open_points": "91"})
+    return root / "r"
 
 
 def _csv_of(out, heading_slug):
@@ -103,13 +109,8 @@ def test_html_has_contents_linking_every_section(report):
     assert html.index("At a glance") < html.index("Key numbers")
 
 
-def test_a_comparison_two_sweeps_share_is_shown_once(small_data, tmp_path):
-    """The same sweep given twice (as two sweeps of one seed sharing a baseline repeat the
-    players' comparison): its rows appear once on the glance screen."""
-    import shutil
 
-    shutil.copytree(small_data / "thresholds", tmp_path / "again")
-    build_report([small_data / "thresholds", tmp_path / "again"], tmp_path / "r", command="sim report ...",
-                 baseline={"open_points": "91"})
-    table = _csv_of(tmp_path / "r", "at-a-glance")
-    assert table["rule"].to_list() == ["open_points=111 vs 91"] and table["dataset"].to_list() == ["thresholds"]
+def test_a_comparison_two_sweeps_share_is_shown_once(report):
+    """The threshold sweep given twice: its rows appear once on the glance screen."""
+    table = _csv_of(report, "at-a-glance")
+    assert table.filter(pl.col("rule") == "open_points=111 vs 91")["dataset"].to_list() == ["thresholds"]
