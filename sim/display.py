@@ -72,7 +72,7 @@ def compact(df: pl.DataFrame, percent: Sequence[str] = ()) -> pl.DataFrame:
     out = out.drop(merged)
     for name in out.columns:
         col = out[name]
-        if name in merged or col.dtype == pl.String:
+        if col.dtype == pl.String:  # text, or an estimate merged with its interval above
             continue
         if col.dtype.is_float():
             share = _is_share(name) or name in percent

@@ -321,8 +321,8 @@ def _seat_section(rep: Report, ds: A.Dataset, prefer: dict) -> None:
             f"seat's value minus the mean of all seats in the same round (seat 0 starts). Here {how}.", "")
     rep.table(pl.DataFrame(rows))
     shown = shown_variants(adv, keys, baseline_variant(ds, prefer))
-    rep.figure(plots.seat_edges(adv, [c if "players" in c else {**c, "players": p} for c in shown
-                                      for p in (sorted(set(adv["players"])) if "players" not in c else [None])]),
+    with_players = keys if "players" in keys else [*keys, "players"]  # a panel per player count
+    rep.figure(plots.seat_edges(adv, shown_variants(adv, with_players, baseline_variant(ds, prefer), vary="players")),
                "seat-edges", "Each seat's edge over the table's mean (seat 0 starts): win share in points of % and "
                "score in points, 95% intervals.")
     if len(_combos(adv, keys)) > len(shown):
