@@ -24,12 +24,13 @@ from sim.games import family
 
 # An estimate's column beside ``<prefix>ci_low`` and ``<prefix>ci_high``, in the order looked for.
 _ESTIMATES = ("{p}", "{p}share", "{p}mean", "{p}diff", "{p}value")
-# Columns that hold shares (0-1), shown as percentages: by name, or any name ending so.
-_SHARE_NAMES = ("share", "p_open", "win_share", "win_edge")
+# Columns that hold shares (0-1), shown as percentages: any name ending in "share", a metric
+# the reports give in points of %, and these.
+_SHARE_NAMES = ("p_open", "win_edge")
 
 
 def _is_share(name: str) -> bool:
-    return name in _SHARE_NAMES or name.endswith(("_share", "share")) or name in plots.PERCENT_METRICS
+    return name.endswith("share") or name in _SHARE_NAMES or name in plots.PERCENT_METRICS
 
 
 def _number(value: float, share: bool, signed: bool = False, digits: int = 1) -> str:
@@ -58,7 +59,8 @@ def _interval_columns(df: pl.DataFrame) -> list[tuple[str, str, str]]:
 def compact(df: pl.DataFrame, percent: Sequence[str] = ()) -> pl.DataFrame:
     """``df`` with each estimate and its interval in one text column (``12.3% [11.9, 12.7]``),
     shares (named so, or in ``percent``) in percent with one decimal, other floats with one,
-    integers with thousands separators; ``k`` beside ``n`` is dropped when a share says it."""
+    counts (integer columns reaching 1,000) with thousands separators; seats, turns and other
+    small integers as they are."""
     out = df
     merged = set()
     for est, low, high in _interval_columns(df):
@@ -77,7 +79,7 @@ def compact(df: pl.DataFrame, percent: Sequence[str] = ()) -> pl.DataFrame:
         if col.dtype.is_float():
             share = _is_share(name) or name in percent
             out = out.with_columns(pl.Series(name, [_number(v, share) for v in col]))
-        elif col.dtype.is_integer() and name not in ("seat", "players", "turn", "open_order", "deficit", "position"):
+        elif col.dtype.is_integer() and (col.abs().max() or 0) >= 1000:
             out = out.with_columns(pl.Series(name, ["–" if v is None else f"{v:,}" for v in col]))
     return out
 
@@ -100,8 +102,8 @@ def effects(comp: pl.DataFrame) -> pl.DataFrame:
         sub = comp.filter(pl.col("variant") == variant)
         row = {"variant": variant, "paired": f"{int(sub['n'].max()):,}"}
         for r in sub.iter_rows(named=True):
-            scale = 100 if r["metric"] in plots.PERCENT_METRICS else 1
-            row[plots.metric_heading(r["metric"])] = plots.effect_text(r["diff"], r["ci_low"], r["ci_high"], scale)
+            row[plots.metric_heading(r["metric"])] = plots.effect_text(r["diff"], r["ci_low"], r["ci_high"],
+                                                                       plots.scale_of(r["metric"]))
         rows.append(row)
     return pl.DataFrame(rows)
 

@@ -31,7 +31,13 @@ PERCENT_METRICS = ("opened_by_3", "stock_out", "never_opened", "joker_finish", "
 UNITS = {"turns": "turns", "hands": "hands"}  # of paired differences not in points
 
 
-def legend_below(fig, axes) -> None:
+def scale_of(metric: str) -> int:
+    """What a metric's values are multiplied by as people read them: 100 for a share (its
+    differences in points of %), 1 for the rest."""
+    return 100 if metric in PERCENT_METRICS else 1
+
+
+def legend_below(fig, axes, ncols: int = 3, fontsize: float | None = 8.5) -> None:
     """One legend for the figure, under its panels, so that no legend sits over a curve:
     every distinct label of ``axes`` once."""
     entries: dict = {}
@@ -40,8 +46,8 @@ def legend_below(fig, axes) -> None:
             entries.setdefault(label, handle)
     if entries:
         fig.set_layout_engine("constrained")
-        fig.legend(entries.values(), entries.keys(), loc="outside lower center", ncols=min(3, len(entries)),
-                   fontsize=8.5)
+        fig.legend(entries.values(), entries.keys(), loc="outside lower center", ncols=min(ncols, len(entries)),
+                   fontsize=fontsize)
 
 
 # A cumulative figure's axis ends where this share of every line is reached: a long thin tail
@@ -281,11 +287,7 @@ def penalty_cdf(dist: pl.DataFrame, combos: list[dict]):
         ax.set_xlabel(f"penalty (points; the axis ends where {100 * AXIS_END:g}% are)", fontsize=9)
     for ax in axes[:, 0]:
         ax.set_ylabel("losing openers (%)", fontsize=9)
-    legend = {}  # one entry per kind, whichever panel has it
-    for ax in axes.flat:
-        for handle, label in zip(*ax.get_legend_handles_labels(), strict=True):
-            legend.setdefault(label, handle)
-    fig.legend(legend.values(), legend.keys(), loc="outside lower center", ncols=2)
+    legend_below(fig, axes, ncols=2, fontsize=None)  # one entry per kind, whichever panel has it
     fig.suptitle("Penalties after an opening: share paying at most x points (cumulative, 95% bands)")
     return fig
 
@@ -319,10 +321,8 @@ def seat_edges(adv: pl.DataFrame, combos: list[dict]):
         axes[0, col].set_title(f"{players} players")
     axes[0, 0].set_ylabel("win edge (points of %)")
     axes[1, 0].set_ylabel("score edge (points)")
-    if len(others) > 1 or others != ["all rounds"]:
-        handles = {lab: h for ax in axes[0] for h, lab in zip(*ax.get_legend_handles_labels(), strict=True)}
-        fig.legend(handles.values(), handles.keys(), loc="outside lower center", ncols=min(3, len(handles)),
-                   fontsize=8.5)
+    if others != ["all rounds"]:  # one unnamed variant needs no legend
+        legend_below(fig, axes[0])
     fig.suptitle("Who a seat favours: its edge over the table's mean, 95% intervals")
     return fig
 
@@ -404,7 +404,7 @@ def at_a_glance(sections: list[dict], metrics: tuple[str, ...], few: int, unit: 
             ax.text(0.2, y + 0.5, label, va="center", fontsize=10, color="#777" if thin else "#222")
             for x, metric in zip(xs, metrics, strict=True):
                 diff, low, high = row["cells"].get(metric, (None, None, None))
-                scale = 100 if metric in PERCENT_METRICS else 1
+                scale = scale_of(metric)
                 clear = diff is not None and np.isfinite(diff) and (low > 0 or high < 0)
                 colour = GLANCE_FEW if thin else (GLANCE_UP if clear and diff > 0 else
                                                   GLANCE_DOWN if clear else "white")
@@ -430,7 +430,7 @@ def _forest(comp: pl.DataFrame, metrics: tuple[str, ...], row_height: float):
     panels = []
     for ax, metric in zip(axes[0], metrics, strict=True):
         m = rows.join(comp.filter(pl.col("metric") == metric), on=["field", "variant"], how="left")
-        scale = 100 if metric in PERCENT_METRICS else 1
+        scale = scale_of(metric)
         ax.axvline(0, color="#888", lw=0.8)
         ax.set_title(metric_heading(metric).replace(" (", "\n("), fontsize=9)
         ax.tick_params(axis="x", labelsize=8)
@@ -470,7 +470,7 @@ def bots_forest(comp: pl.DataFrame, metrics: tuple[str, ...], names: tuple[str, 
             ax.errorbar(scale * d, y + offset, xerr=err, fmt="o", ms=3.5, capsize=2.5, color=colour, label=name)
     marks = [f"{lab}  [{v}]" if v != "holds" else lab for lab, v in zip(labels, panels[0][2]["verdict"], strict=True)]
     panels[0][0].set_yticks(panels[0][3], marks, fontsize=8)
-    fig.legend(*panels[0][0].get_legend_handles_labels(), loc="outside lower center", ncols=2)
+    legend_below(fig, panels[0][0], ncols=2, fontsize=None)
     fig.suptitle("The same paired differences played by two sets of bots, 95% intervals; [marked]: the finding "
                  "differs or changes sign")
     return fig

@@ -139,20 +139,18 @@ def csv_frame(df: pl.DataFrame) -> pl.DataFrame:
         if col.dtype != pl.String or not cells:
             cols.append(col)
             continue
-        spans = [_WITH_INTERVAL.match(c) for c in cells]
-        plains = [_PLAIN.match(c) for c in cells]
-        if all(spans):
-            unit = {"%": " (%)", " pts": " (points of %)"}.get(spans[0].group(2), "")
-            parts = [[None if c in (None, "–") else number(_WITH_INTERVAL.match(c).group(g)) for c in col.to_list()]
-                     for g in (1, 3, 4)]
-            cols += [pl.Series(f"{name}{unit}{suffix}", values, dtype=pl.Float64)
-                     for suffix, values in zip(("", " ci_low", " ci_high"), parts, strict=True)]
-        elif all(plains):
-            unit = " (%)" if plains[0].group(2) else ""
+        # each cell's match (None for an empty cell), once
+        spans = [c and c != "–" and _WITH_INTERVAL.match(c) for c in col.to_list()]
+        plains = [c and c != "–" and _PLAIN.match(c) for c in col.to_list()]
+        if sum(bool(m) for m in spans) == len(cells):
+            unit = {"%": " (%)", " pts": " (points of %)"}.get(next(m for m in spans if m).group(2), "")
+            cols += [pl.Series(f"{name}{unit}{suffix}", [number(m.group(g)) if m else None for m in spans],
+                               dtype=pl.Float64) for suffix, g in (("", 1), (" ci_low", 3), (" ci_high", 4))]
+        elif sum(bool(m) for m in plains) == len(cells):
+            unit = " (%)" if next(m for m in plains if m).group(2) else ""
             whole = not any("." in c for c in cells)  # counts stay counts
-            cols.append(pl.Series(f"{name}{unit}", [None if c in (None, "–") else number(_PLAIN.match(c).group(1))
-                                                    for c in col.to_list()], dtype=pl.Float64)
-                        .cast(pl.Int64 if whole else pl.Float64))
+            cols.append(pl.Series(f"{name}{unit}", [number(m.group(1)) if m else None for m in plains],
+                                  dtype=pl.Float64).cast(pl.Int64 if whole else pl.Float64))
         else:
             cols.append(col)
     return pl.DataFrame(cols)
@@ -183,6 +181,11 @@ def _text(value) -> str:
     return str(value).lower() if isinstance(value, bool) else str(value)
 
 
+def paired_text(n: int) -> str:
+    """How many units a comparison pairs, marked *few* under :data:`FEW_UNITS`."""
+    return f"{n:,}" + (" (few)" if n < FEW_UNITS else "")
+
+
 def compared_label(field: str, value) -> str:
     """A comparison's name in tables and figures: ``partners vs false``, ``open_points vs 101``."""
     return plots.variant_label({field: value}).replace("=", " vs ", 1)
@@ -204,9 +207,7 @@ def paired_table(comp: pl.DataFrame, metrics: tuple[str, ...], extra=None) -> pl
     for r in comp.select("field", "variant").unique(maintain_order=True).iter_rows(named=True):
         sub = comp.filter((pl.col("field") == r["field"]) & (pl.col("variant") == r["variant"]))
         # how many units were paired, so a row resting on few shows it beside its intervals
-        n = sub["n"].max()
-        row = {"compared": r["field"], "variant": r["variant"],
-               "paired": f"{n:,}" + (" (few)" if n < FEW_UNITS else "")}
+        row = {"compared": r["field"], "variant": r["variant"], "paired": paired_text(sub["n"].max())}
         for metric in metrics:
             x = sub.filter(pl.col("metric") == metric).row(0, named=True)
             if metric in plots.PERCENT_METRICS:  # shares in points of percentage, as the text quotes them
@@ -343,14 +344,14 @@ def _seat_section(rep: Report, ds: A.Dataset, prefer: dict) -> None:
         rep.table(pl.DataFrame(ends))
 
 
-def glance_sections(ds: A.Dataset, prefer: dict) -> list[dict]:
-    """The rows :func:`sim.plots.at_a_glance` draws for ``ds``: each swept field moved off
-    the baseline alone (every other field at its baseline value), paired on the same deals,
-    in the family's :attr:`~sim.games.family.Family.glance_metrics`; none for a dataset
-    that sweeps nothing."""
+def glance_section(ds: A.Dataset, prefer: dict) -> dict | None:
+    """The section :func:`sim.plots.at_a_glance` draws for ``ds``: each swept field moved
+    off the baseline alone (every other field at its baseline value), paired on the same
+    deals, in the family's :attr:`~sim.games.family.Family.glance_metrics`; None for a
+    dataset that sweeps nothing."""
     fields = swept_fields(ds)
     if not fields:
-        return []
+        return None
     metrics = family(ds.family).glance_metrics
     base = baseline_variant(ds, prefer)
     data = A.round_metrics(ds).collect()
@@ -362,13 +363,13 @@ def glance_sections(ds: A.Dataset, prefer: dict) -> list[dict]:
             if value == base[k] or sub.height == 0:
                 continue
             levels = levels or {r["metric"]: r["baseline"] for r in sub.iter_rows(named=True)}
-            rows.append({"label": compared_label(k, base[k]).replace(" vs ", f"={_text(value)} vs ", 1),
+            rows.append({"label": f"{k}={_text(value)} vs {_text(base[k])}",
                          "n": int(sub["n"].max()),
                          "cells": {r["metric"]: (r["diff"], r["ci_low"], r["ci_high"])
                                    for r in sub.iter_rows(named=True)}})
     policies = ",".join(ds.manifest["policies"])
-    return [{"title": f"{ds.path.name}, played by {policies}: baseline {plots.variant_label(base)}",
-             "base": levels, "rows": rows}]
+    return {"dataset": ds.path.name, "title": f"{ds.path.name}, played by {policies}: baseline "
+            f"{plots.variant_label(base)}", "base": levels, "rows": rows}
 
 
 def _glance_section(rep: Report, datasets: list[A.Dataset], prefer: dict) -> None:
@@ -382,13 +383,15 @@ def _glance_section(rep: Report, datasets: list[A.Dataset], prefer: dict) -> Non
     for ds in datasets:
         if ds.manifest["kind"] == "tournament":
             continue
-        for sec in glance_sections(ds, prefer):
-            # Sweeps of one seed that share a baseline repeat its comparisons (every Rummikub house
-            # rule's sweep has the players'): a row already shown, to the same figures, is not again.
-            sec["rows"] = [row for row in sec["rows"] if key(row) not in seen]
-            seen.update(key(row) for row in sec["rows"])
-            if sec["rows"]:
-                by_family.setdefault(ds.family, []).append(sec)
+        sec = glance_section(ds, prefer)
+        if sec is None:
+            continue
+        # Sweeps of one seed that share a baseline repeat its comparisons (every Rummikub house
+        # rule's sweep has the players'): a row already shown, to the same figures, is not again.
+        sec["rows"] = [row for row in sec["rows"] if key(row) not in seen]
+        seen.update(key(row) for row in sec["rows"])
+        if sec["rows"]:
+            by_family.setdefault(ds.family, []).append(sec)
     if not by_family:
         return
     rep.add("## At a glance", "",
@@ -401,10 +404,9 @@ def _glance_section(rep: Report, datasets: list[A.Dataset], prefer: dict) -> Non
         fam = family(name)
         rep.figure(plots.at_a_glance(sections, fam.glance_metrics, FEW_UNITS, fam.units), f"{name}-at-a-glance",
                    f"{fam.title}: what each rule does, paired against the baseline, 95% intervals.")
-        table = [{"dataset": sec["title"].split(",")[0], "rule": row["label"],
-                  "paired": f"{row['n']:,}" + (" (few)" if row["n"] < FEW_UNITS else ""),
+        table = [{"dataset": sec["dataset"], "rule": row["label"], "paired": paired_text(row["n"]),
                   **{plots.metric_heading(m, plots.GLANCE_NAMES): plots.effect_text(*row["cells"].get(m, (None,) * 3),
-                                                                 scale=100 if m in plots.PERCENT_METRICS else 1)
+                                                                 scale=plots.scale_of(m))
                      for m in fam.glance_metrics}}
                  for sec in sections for row in sec["rows"]]
         rep.add("The same numbers:", "")
@@ -492,7 +494,7 @@ def bots_section(rep: Report, a: A.Dataset, b: A.Dataset, comp: pl.DataFrame, pr
 
     rows = []
     for r in comp.iter_rows(named=True):
-        scale = 100 if r["metric"] in plots.PERCENT_METRICS else 1
+        scale = plots.scale_of(r["metric"])
         rows.append({"compared": r["field"], "variant": r["variant"], "metric": r["metric"],
                      names[0]: effect(r, "a", scale), names[1]: effect(r, "b", scale),
                      "change": f"{scale * r['change']:+.2f} [{scale * r['change_ci_low']:+.2f}, "
@@ -536,7 +538,7 @@ def _levels_table(rep: Report, a: A.Dataset, b: A.Dataset, names: tuple[str, str
         for side, name in (("a", names[0]), ("b", names[1])):
             row = {"variant": variant, "bots": name}
             for r in sub.iter_rows(named=True):
-                scale = 100 if r["metric"] in plots.PERCENT_METRICS else 1
+                scale = plots.scale_of(r["metric"])
                 row[r["metric"]] = (f"{scale * r[f'{side}_mean']:.2f} [{scale * r[f'{side}_ci_low']:.2f}, "
                                     f"{scale * r[f'{side}_ci_high']:.2f}]")
             rows.append(row)
