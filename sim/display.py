@@ -6,7 +6,8 @@ percentages with one decimal, counts with thousands separators, no dtype row.
 ``effects(comp)`` sets the long rows of :func:`sim.analysis.compare_variants` out as one
 row a variant and one column a metric, in the units the reports use. ``explorer(...)``
 is a set of ipywidgets (dataset, baseline, metric) whose figure and table redraw when
-one changes; run headless (papermill), it draws its defaults once.
+one changes, the figure inline SVG whose points show their value and interval under the
+pointer; run headless (papermill), it draws its defaults once.
 
 Names no game: every family's frames have the same column conventions.
 """
@@ -111,14 +112,15 @@ def effects(comp: pl.DataFrame) -> pl.DataFrame:
 def explorer(datasets: Mapping[str, str | Path], metric: str | None = None, baseline: Mapping | None = None):
     """Controls to explore paired effects: the dataset (of ``datasets``, name -> directory),
     the swept field and its baseline value, the metric; below them the paired differences
-    of every other variant against the baseline in that metric (a figure), then a table of
+    of every other variant against the baseline in that metric (a figure whose points name
+    their value on hover), then a table of
     it and the family's :attr:`~sim.games.family.Family.glance_metrics`. Defaults: the
     first dataset, its first swept field at ``baseline``'s value (else its first value),
     ``metric`` (else the dataset's first). Returns the widget box: two rows of controls
     (dataset, compared field; baseline value, metric), then the output."""
     import ipywidgets as W
     import matplotlib.pyplot as plt
-    from IPython.display import display
+    from IPython.display import HTML, display
 
     opened: dict[str, A.Dataset] = {}
 
@@ -164,8 +166,9 @@ def explorer(datasets: Mapping[str, str | Path], metric: str | None = None, base
                      if m in A.metrics_of(ds)]
             comp = A.compare_variants(ds, {field.value: value.value}, shown)
             labelled = comp.with_columns(pl.lit(f"{field.value} vs {value.value}").alias("field"))
-            fig = plots.paired_forest(labelled, (measure.value,))
-            display(fig)
+            fig = plots.paired_forest(labelled, (measure.value,), tips=True)
+            # inline SVG, not an image: each point names its value under the pointer
+            display(HTML(f'<div class="sim-figure">{plots.svg_with_tips(fig)}</div>'))
             plt.close(fig)
             display(table(effects(comp), f"{pick.value}: every metric against {field.value}={value.value}"))
 

@@ -352,11 +352,15 @@ def level_text(value: float, metric: str) -> str:
     return f"{100 * value:.1f}%" if metric in PERCENT_METRICS else f"{value:.1f}"
 
 
+def unit_of(metric: str) -> str:
+    """The unit of a metric's differences: ``points of %`` for a share."""
+    return "points of %" if metric in PERCENT_METRICS else UNITS.get(metric, "points")
+
+
 def metric_heading(metric: str, names: dict[str, str] | None = None) -> str:
     """A metric's name (``names``' if given) with the unit of its differences:
     ``opened by 3 (points of %)``."""
-    unit = "points of %" if metric in PERCENT_METRICS else UNITS.get(metric, "points")
-    return f"{(names or {}).get(metric, metric.replace('_', ' '))} ({unit})"
+    return f"{(names or {}).get(metric, metric.replace('_', ' '))} ({unit_of(metric)})"
 
 
 # The glance metrics (sim.games.family.Family.glance_metrics) as a designer names them.
@@ -440,21 +444,69 @@ def _forest(comp: pl.DataFrame, metrics: tuple[str, ...], row_height: float):
     return fig, labels, panels
 
 
-def paired_forest(comp: pl.DataFrame, metrics: tuple[str, ...]):
+def paired_forest(comp: pl.DataFrame, metrics: tuple[str, ...], tips: bool = False):
     """Paired differences with 95% intervals, a panel per metric (side by side), a row per
     comparison, the intervals clear of zero in colour; ``comp`` from
-    :func:`sim.analysis.compare_variants` with a ``field`` column."""
-    fig, _, panels = _forest(comp, metrics, 0.24)
-    for ax, _, m, y, scale in panels:
+    :func:`sim.analysis.compare_variants` with a ``field`` column. With ``tips``, each
+    point names its row, difference, interval and paired units when the pointer rests on
+    it in the SVG of :func:`svg_with_tips` (a notebook's explorer)."""
+    fig, labels, panels = _forest(comp, metrics, 0.24)
+    for ax, metric, m, y, scale in panels:
         d, low, high = (m[c].to_numpy().astype(float) for c in ("diff", "ci_low", "ci_high"))
         clear = (low > 0) | (high < 0)
         for mask, colour in ((clear, "#1b6ca8"), (~clear, "#999999")):
             err = [scale * (d - low)[mask], scale * (high - d)[mask]]
             ax.errorbar(scale * d[mask], y[mask], xerr=err, fmt="o", ms=3, capsize=2, elinewidth=1.4,
                         color=colour)
+        if tips:
+            texts = [f"{label}: {effect_text(r['diff'], r['ci_low'], r['ci_high'], scale)} "
+                     f"{unit_of(metric)}, {r['n']:,} paired"
+                     for label, r in zip(labels, m.iter_rows(named=True), strict=True) if r["diff"] is not None]
+            shown = np.isfinite(d)
+            tip_targets(ax, scale * d[shown], y[shown], texts)
     fig.suptitle("Paired differences against the reference value of each swept field, 95% intervals "
                  "(blue: clear of zero)")
     return fig
+
+
+# The group id that marks a tip target: the tip's text follows it (see tip_targets).
+_TIP = "tip:"
+
+
+def tip_targets(ax, xs, ys, texts) -> None:
+    """Invisible targets over the points ``(xs, ys)`` of ``ax``, each naming its ``texts``
+    when the pointer rests on it in the SVG of :func:`svg_with_tips` (a browser's tooltip);
+    a PNG shows nothing of them. The text rides in the target's group id, so the figure
+    keeps no other state."""
+    for x, y, text in zip(xs, ys, texts, strict=True):
+        ax.plot([x], [y], "o", ms=11, alpha=0, gid=_TIP + text)
+
+
+def svg_with_tips(fig) -> str:
+    """``fig`` as SVG text to set inline in a page (an ``<img>`` would take no pointer):
+    every target of :func:`tip_targets` gets its text as an SVG ``<title>``, the tooltip
+    browsers show on hover. Its ids are unique to this drawing, so that several figures
+    share a page; text stays text."""
+    import io
+    import uuid
+    import xml.etree.ElementTree as ET
+
+    svg = "http://www.w3.org/2000/svg"
+    ET.register_namespace("", svg)
+    ET.register_namespace("xlink", "http://www.w3.org/1999/xlink")
+    out = io.StringIO()
+    with plt.rc_context({"svg.fonttype": "none", "svg.hashsalt": uuid.uuid4().hex}):
+        fig.savefig(out, format="svg", bbox_inches="tight")
+    root = ET.fromstring(out.getvalue())
+    for group in root.iter(f"{{{svg}}}g"):
+        name = group.get("id", "")
+        if name.startswith(_TIP):
+            title = ET.Element(f"{{{svg}}}title")
+            title.text = name[len(_TIP):]
+            group.insert(0, title)
+            del group.attrib["id"]
+            group.set("class", "tip")
+    return ET.tostring(root, encoding="unicode")
 
 
 def bots_forest(comp: pl.DataFrame, metrics: tuple[str, ...], names: tuple[str, str]):

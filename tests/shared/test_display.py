@@ -46,3 +46,40 @@ def test_explorer_controls_follow_the_dataset(small_data):
     dataset.value = "cards"  # another family: its swept fields, its values, its metrics
     assert set(compared.options) == {"players", "target"} and baseline.value in baseline.options
     assert "hands" in metric.options and "turns" not in metric.options
+
+
+def test_explorer_figure_names_each_points_value_on_hover(small_data):
+    """The explorer's figure is inline SVG whose every point carries its row, difference,
+    interval and paired units as an SVG <title> (a browser's tooltip), the numbers of the
+    comparison it draws; the tips leave the PNG a report shows as it was."""
+    import io
+    import xml.etree.ElementTree as ET
+
+    import matplotlib.pyplot as plt
+
+    from sim import plots
+
+    ds = A.open_dataset(small_data / "variants")
+    comp = A.compare_variants(ds, {"threshold_mode": "fixed"}, ["opened_by_3"]) \
+        .with_columns(pl.lit("threshold_mode vs fixed").alias("field"))
+    fig = plots.paired_forest(comp, ("opened_by_3",), tips=True)
+    root = ET.fromstring(plots.svg_with_tips(fig))
+    titles = [t.text for t in root.iter("{http://www.w3.org/2000/svg}title")]
+    assert len(titles) == comp.height
+    for r in comp.iter_rows(named=True):
+        low, high = 100 * r["ci_low"], 100 * r["ci_high"]
+        tip = next(t for t in titles if t.startswith(f"{r['variant']} (threshold_mode vs fixed): "))
+        diff, interval = tip.split(": ")[1].split(" [")
+        assert float(diff) == pytest.approx(100 * r["diff"], abs=(high - low) / 8 + 1e-9)
+        bounds = [float(x) for x in interval.split("]")[0].split(", ")]
+        assert bounds == pytest.approx([low, high], abs=(high - low) / 8)
+        assert tip.endswith(f"points of %, {r['n']:,} paired")
+    assert not any(g.get("id", "").startswith("tip:") for g in root.iter())  # the text moved into the title
+    pngs = []
+    for tips in (False, True):
+        fig = plots.paired_forest(comp, ("opened_by_3",), tips=tips)
+        out = io.BytesIO()
+        fig.savefig(out, format="png")
+        plt.close(fig)
+        pngs.append(plt.imread(io.BytesIO(out.getvalue())))
+    assert (pngs[0] == pngs[1]).all()

@@ -146,30 +146,30 @@ def test_notebook_opens_by_double_click_runs_all_and_saves_unchanged(source, lab
     assert (folder / source.name).read_text() == before, "saving from JupyterLab changed the file"
 
 
-# The explorer's output: ipywidgets' Output widget, its figure an image inside it.
-EXPLORER_FIGURE = ".widget-output img, .jupyter-widgets-output-area img"
+# The explorer's output: ipywidgets' Output widget, its figure inline SVG inside it whose
+# points carry their values as <title>s (the tooltips on hover).
+EXPLORER_TIPS = ".widget-output .sim-figure svg title, .jupyter-widgets-output-area .sim-figure svg title"
 
 
 def _explorer_redraws_when_a_control_changes(browser, shot: Path) -> None:
     """Choose another metric in the explorer (sim.display.explorer): its figure is drawn
-    again (a new image), and no error appears."""
+    again (new values under its points' tooltips), and no error appears."""
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import Select
 
     selects = _wait(browser, lambda d: (s := d.find_elements(By.CSS_SELECTOR, ".widget-dropdown select"))
                     and len(s) >= 4 and s, 60, "the explorer's four controls")
-    old = _wait(browser, lambda d: next(iter(d.find_elements(By.CSS_SELECTOR, EXPLORER_FIGURE)), None), 60,
-                "the explorer's first figure").get_attribute("src")
+    def tips(d):
+        return [t.get_attribute("textContent") for t in d.find_elements(By.CSS_SELECTOR, EXPLORER_TIPS)]
+
+    old = _wait(browser, tips, 60, "the explorer's first figure, its points' values on hover")
+    assert all(" paired" in t and "[" in t for t in old), old[:3]
     metric = Select(selects[3])
     browser.execute_script("arguments[0].scrollIntoView({block: 'center'})", selects[3])
     chosen = next(o.text for o in metric.options if not o.is_selected())
     metric.select_by_visible_text(chosen)
 
-    def redrawn(d):
-        images = d.find_elements(By.CSS_SELECTOR, EXPLORER_FIGURE)
-        return images and images[0].get_attribute("src") not in (old, None) and images[0]
-
-    _wait(browser, redrawn, 120, f"the explorer's figure to redraw for {chosen}")
+    _wait(browser, lambda d: (new := tips(d)) and new != old, 120, f"the explorer's figure to redraw for {chosen}")
     _wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, ".widget-output table, "
                                                               ".jupyter-widgets-output-area table"),
           60, "the explorer's table under its figure")
