@@ -14,12 +14,12 @@ demo: $(VENV)/.core
 # The tests: the kernels compile first (in parallel, behind a bar), not inside whichever
 # test meets them first; the browser tests get Debian's chromium where it can be installed.
 test: $(VENV)/.dev browser compile
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n auto
 
 # The tests without the slow ones (marked `slow`: thousands of refereed rounds, the
 # statistical checks, subprocess runs): a few minutes quicker, for development.
 test-fast: $(VENV)/.dev compile
-	$(BIN)/python -m pytest -m "not slow"
+	$(BIN)/python -m pytest -n auto -m "not slow"
 
 # Every numba kernel of the package, compiled once on this machine (later runs load them).
 compile: $(VENV)/.core
