@@ -34,7 +34,7 @@ from sim import chunks
 from sim.errors import DatasetError
 from sim.games import family_of_manifest, rules_from_dict, rules_from_json
 from sim.rules import Rules
-from sim.stats import Z95, cluster_interval, cluster_se, cluster_stats, wilson_interval
+from sim.stats import Z95, cluster_codes, cluster_interval, cluster_se, cluster_stats, wilson_interval
 from sim.store import is_locked, read_metadata
 
 MAKE_DATA = ("Make data with `sim run --out DIR` or `sim sweep --grid FIELD=V1,V2 --out DIR`; "
@@ -60,6 +60,8 @@ class Dataset:
     players: pl.LazyFrame
     unit_id: str = "round_id"  # the id column of a unit (card matches: match_id)
     tables: dict[str, pl.LazyFrame] = field(default_factory=dict)  # every table by name (cards: hands too)
+    # Tables read once and kept (round_metrics_frame): a report asks the same of them many times.
+    memo: dict[str, pl.DataFrame] = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def variants(self) -> list[dict]:
@@ -315,8 +317,12 @@ def opened_by_turn(ds: Dataset, max_turn: int = 10, by: Sequence[str] | None = N
           .select(*group, "turn", "k", "n").sort(*group, "turn"))
     if not ds.duplicate and seats:  # one row per seat and round: independent samples, Wilson is right
         return wilson_shares(df)
-    ci = pl.concat([clustered_intervals(ds, ds.players, group, (pl.col("open_turn") <= t).fill_null(False), True)
-                    .with_columns(pl.lit(t, dtype=pl.Int16).alias("turn")) for t in range(1, max_turn + 1)])
+    turns = range(1, max_turn + 1)  # every turn's indicator in one pass over the data
+    both = clustered_intervals_many(ds, ds.players, group,
+                                    {f"t{t}_": ((pl.col("open_turn") <= t).fill_null(False), True) for t in turns})
+    ci = pl.concat([both.select(*group, pl.col(f"t{t}_ci_low").alias("ci_low"),
+                                pl.col(f"t{t}_ci_high").alias("ci_high"), pl.lit(t, dtype=pl.Int16).alias("turn"))
+                    for t in turns])
     return with_intervals(wilson_shares(df), ci, [*group, "turn"])
 
 
@@ -571,7 +577,7 @@ def round_metrics(ds: Dataset) -> pl.LazyFrame:
         return mod.unit_metrics(ds)
     won = (pl.col("winner_seat") == pl.col("seat")).fill_null(False)
     lost = ~won_or_shared(ds)
-    per_round = ds.players.group_by("round_id", *ds.keys).agg(
+    per_round = by_variant(ds, ds.players, lambda lf: lf.group_by("round_id", maintain_order=True).agg(
         ((pl.col("open_turn") <= 3).fill_null(False)).mean().alias("opened_by_3"),
         (~pl.col("opened")).mean().alias("never_opened"),
         (-pl.col("score")).filter(lost).mean().alias("mean_penalty"),
@@ -583,13 +589,37 @@ def round_metrics(ds: Dataset) -> pl.LazyFrame:
         ((pl.col("winner_seat") == 0).fill_null(False).first().cast(pl.Float64)
          - pl.col("winner_seat").is_not_null().first().cast(pl.Float64) / pl.len()).alias("seat0_edge"),
         pl.col("score").filter(won).first().fill_null(0).alias("winner_gain"),
-    )
+    ))
     finish = pl.col("finish").cast(pl.String)
     own = _family_metrics(ds)
     rounds = ds.rounds.select(
         "round_id", *ds.keys, *([ds.cluster] if ds.cluster != "round_id" else []), pl.col("turns").cast(pl.Float64),
         *[finish.is_in(kinds).cast(pl.Float64).alias(name) for name, (_, kinds) in own.items()])
     return rounds.join(per_round, on=["round_id", *ds.keys])
+
+
+def round_metrics_frame(ds: Dataset) -> pl.DataFrame:
+    """:func:`round_metrics` of ``ds`` collected, once per :class:`Dataset`: a report compares
+    the same rounds against several baselines and bots (kept in ``ds.memo``: about 130 bytes
+    a round, 1.5 GB for the reference's 12 million rounds of one sweep)."""
+    if "round_metrics" not in ds.memo:
+        ds.memo["round_metrics"] = round_metrics(ds).collect()
+    return ds.memo["round_metrics"]
+
+
+def by_variant(ds: Dataset, lf: pl.LazyFrame, query) -> pl.LazyFrame:
+    """``query`` (a function of a LazyFrame) on each variant's rows of ``lf`` apart, with the
+    variant's columns put back: a partition's files alone are read for each, and grouping
+    by a unit's id is many times quicker than by the id and the variant's text together."""
+    if not ds.keys:
+        return query(lf)
+    schema = lf.collect_schema()
+    parts = []
+    for v in ds.variants:
+        values = {k: _literal(v["partition"][k], schema[k]) for k in ds.keys}
+        parts.append(query(lf.filter(*[pl.col(k) == e for k, e in values.items()]))
+                     .with_columns(e.alias(k) for k, e in values.items()))
+    return pl.concat(parts, how="diagonal_relaxed")
 
 
 def _literal(value, dtype) -> pl.Expr:
@@ -625,8 +655,9 @@ def _pooled(num: np.ndarray, den: np.ndarray) -> tuple[float, np.ndarray]:
 
 
 def _estimate(value: float, error: np.ndarray, deal: np.ndarray) -> tuple[float, float, float]:
-    """``value`` with its 95% interval from the linearised errors, clustered by deal."""
-    half = Z95 * cluster_se(cluster_stats(error, deal))[1] if error.size > 1 else float("nan")
+    """``value`` with its 95% interval from the linearised errors, clustered by deal
+    (``deal``: :func:`sim.stats.cluster_codes` of the deal ids, found once for all metrics)."""
+    half = Z95 * cluster_se(cluster_stats(error, deal, codes=True))[1] if error.size > 1 else float("nan")
     return value, value - half, value + half
 
 
@@ -656,21 +687,24 @@ def compare_variants(ds: Dataset, baseline: dict, metrics: Sequence[str] | None 
     if missing or not baseline:
         raise DatasetError(f"the baseline must name swept fields of {ds.path} ({', '.join(ds.keys)}), "
                            f"got {', '.join(baseline) or 'none'}")
-    data = round_metrics(ds).collect() if data is None else data
+    data = round_metrics_frame(ds) if data is None else data
     keys = list(ds.keys)
+    wanted = [c for c in data.columns if c in metrics or (":" in c and c.rsplit(":", 1)[0] in metrics)]
+    data = data.select(*dict.fromkeys([ds.unit_id, *keys, ds.cluster, *wanted]))  # only what is compared
     match = [pl.col(k) == _literal(v, data.schema[k]) for k, v in baseline.items()]
     base = data.filter(*match)
     if base.height == 0:
         raise DatasetError(f"no rounds for the baseline {baseline}")
     others = data.filter(~pl.all_horizontal(match))
+    variants = others.partition_by(keys, as_dict=True)
     rows = []
     for combo in others.select(keys).unique().sort(keys).rows(named=True):
-        v = others.filter(*[pl.col(k) == val for k, val in combo.items()])
+        v = variants[tuple(combo[k] for k in keys)]
         pair_on = [ds.unit_id] + [k for k in keys if k not in baseline]
         joined = v.join(base.drop([k for k in baseline]), on=pair_on if len(pair_on) > 1 else ds.unit_id,
                         suffix="_base")
         label = ", ".join(f"{k}={str(val).lower() if isinstance(val, bool) else val}" for k, val in combo.items())
-        deal = joined[ds.cluster].to_numpy()
+        deal = cluster_codes(joined[ds.cluster].to_numpy())
         for m in metrics:
             ok, ((na, da), (nb, db)) = _metric_parts(joined, m, ("", "_base"))
             (a, ea), (b, eb) = _pooled(na, da), _pooled(nb, db)
@@ -762,7 +796,7 @@ def compare_bots(a: Dataset, b: Dataset, baseline: dict, metrics: Sequence[str] 
         joined = v.join(base.drop([*baseline, *([cluster] if cluster not in on else [])]), on=pair_on,
                         suffix="_base")
         label = ", ".join(f"{k}={str(val).lower() if isinstance(val, bool) else val}" for k, val in combo.items())
-        deal = joined[cluster].to_numpy()
+        deal = cluster_codes(joined[cluster].to_numpy())
         for m in metrics:
             ok, parts = _metric_parts(joined, m, ("", "_base", "_b", "_b_base"))
             if ok.sum() < 2:
@@ -782,9 +816,9 @@ def _both_played(a: Dataset, b: Dataset, metrics: Sequence[str]) -> pl.DataFrame
     """One row per round (match) and variant that both sweeps played: ``a``'s metrics, ``b``'s
     with the suffix ``_b``, and the deal to cluster by."""
     on = [a.unit_id, *a.keys]
-    da = round_metrics(a).collect()
+    da = round_metrics_frame(a)
     columns = [c for c in da.columns if c in metrics or (c.rsplit(":", 1)[0] in metrics and ":" in c)]
-    db = round_metrics(b).collect().select(*on, *columns)
+    db = round_metrics_frame(b).select(*on, *columns)
     return da.select(*on, *([a.cluster] if a.cluster not in on else []), *columns).join(db, on=on, suffix="_b")
 
 
@@ -803,7 +837,7 @@ def bot_levels(a: Dataset, b: Dataset, metrics: Sequence[str] | None = None) -> 
     rows = []
     for combo in data.select(keys).unique().sort(keys).rows(named=True) if keys else [{}]:
         v = data.filter(*[pl.col(k) == val for k, val in combo.items()]) if combo else data
-        deal = v[a.cluster].to_numpy()
+        deal = cluster_codes(v[a.cluster].to_numpy())
         for m in metrics:
             ok, parts = _metric_parts(v, m, ("", "_b"))
             if ok.sum() < 2:
@@ -840,7 +874,7 @@ def compare_seat_edges(a: Dataset, b: Dataset) -> pl.DataFrame:
                          suffix="_b").collect()
     rows = []
     for (*combo, seat), sub in data.group_by([*keys, "seat"], maintain_order=True):
-        deal = sub[a.cluster].to_numpy()
+        deal = cluster_codes(sub[a.cluster].to_numpy())
         row = {**dict(zip(keys, combo, strict=True)), "seat": seat, "n": sub.height}
         for edge in ("win_edge", "score_edge"):
             x, y = sub[edge].to_numpy(), sub[f"{edge}_b"].to_numpy()

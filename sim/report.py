@@ -354,7 +354,7 @@ def glance_section(ds: A.Dataset, prefer: dict) -> dict | None:
         return None
     metrics = family(ds.family).glance_metrics
     base = baseline_variant(ds, prefer)
-    data = A.round_metrics(ds).collect()
+    data = A.round_metrics_frame(ds)
     rows, levels = [], {}
     for k in fields:
         comp = A.compare_variants(ds, {k: base[k]}, metrics, data=data)

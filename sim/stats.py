@@ -66,17 +66,26 @@ def mean_interval(values: np.ndarray, clusters=None) -> dict[str, float]:
 CLUSTER_FIELDS = 6  # clusters, items, sum y_c, sum y_c**2, sum y_c * m_c, sum m_c**2
 
 
-def cluster_stats(values, clusters=None) -> np.ndarray:
+def cluster_stats(values, clusters=None, codes: bool = False) -> np.ndarray:
     """Sufficient statistics of ``values`` grouped by ``clusters`` (one id per value;
     None: every value its own cluster): ``(G, n, Σy_c, Σy_c², Σy_c·m_c, Σm_c²)`` with
-    ``y_c`` a cluster's total and ``m_c`` its size. They add over disjoint clusters."""
+    ``y_c`` a cluster's total and ``m_c`` its size. They add over disjoint clusters.
+    ``codes``: the ids are already small integers from 0 (:func:`cluster_codes`; some may
+    be absent), which spares sorting them again for each of many values."""
     y = np.asarray(values, dtype=float)
     if clusters is None:
         return np.array([y.size, y.size, y.sum(), (y * y).sum(), y.sum(), y.size], dtype=float)
-    _, idx = np.unique(np.asarray(clusters), return_inverse=True)
-    yc = np.bincount(idx, weights=y)
-    mc = np.bincount(idx).astype(float)
+    idx = np.asarray(clusters) if codes else np.unique(np.asarray(clusters), return_inverse=True)[1]
+    sizes = np.bincount(idx)
+    present = sizes > 0
+    yc = np.bincount(idx, weights=y)[present]
+    mc = sizes[present].astype(float)
     return np.array([yc.size, y.size, yc.sum(), (yc * yc).sum(), (yc * mc).sum(), (mc * mc).sum()], dtype=float)
+
+
+def cluster_codes(clusters) -> np.ndarray:
+    """Cluster ids as integers from 0 (the same order), for :func:`cluster_stats` ``codes``."""
+    return np.unique(np.asarray(clusters), return_inverse=True)[1]
 
 
 def cluster_se(acc: np.ndarray) -> tuple:

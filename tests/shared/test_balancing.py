@@ -7,6 +7,8 @@ from collections import Counter
 import numpy as np
 import polars as pl
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 import sim
@@ -16,7 +18,7 @@ from sim.balance import Goal, Reading, search
 from sim.cli import app
 from sim.deal import round_deck
 from sim.precision import Target
-from sim.stats import Z95, cluster_interval, cluster_stats, clustered, ratio_difference
+from sim.stats import Z95, cluster_codes, cluster_interval, cluster_stats, clustered, ratio_difference
 
 RUMMY101 = sim.preset("rummy101")
 RUMMIKUB = sim.preset("rummikub")
@@ -38,6 +40,19 @@ def test_cluster_stats_by_hand():
     # stats add over disjoint chunks
     parts = cluster_stats([1, 0], ["a", "a"]) + cluster_stats([1, 1, 1, 0], ["b", "b", "b", "c"])
     assert parts.tolist() == acc.tolist()
+
+
+@given(st.lists(st.tuples(st.integers(0, 9), st.floats(-50, 50, allow_nan=False), st.booleans()), min_size=1,
+                max_size=60))
+def test_cluster_codes_found_once_give_the_same_stats_on_any_subset(rows):
+    """The paired comparisons find a deal's code once and take subsets of the rows per metric
+    (some clusters then absent): the statistics are those of the ids themselves."""
+    ids = np.array([1000 * c + 7 for c, _, _ in rows])
+    y = np.array([v for _, v, _ in rows])
+    keep = np.array([k for _, _, k in rows])
+    codes = cluster_codes(ids)
+    assert cluster_stats(y, codes, codes=True).tolist() == cluster_stats(y, ids).tolist()
+    assert cluster_stats(y[keep], codes[keep], codes=True).tolist() == cluster_stats(y[keep], ids[keep]).tolist()
 
 
 def test_single_clusters_give_the_plain_interval():
