@@ -191,10 +191,11 @@ def clustered_intervals_many(ds: Dataset, lf: pl.LazyFrame, group: Sequence[str]
                           values, names)
     if cluster not in lf.collect_schema().names():
         lf = lf.join(ds.rounds.select(ds.unit_id, *ds.keys, cluster), on=[ds.unit_id, *ds.keys], how="left")
-    per = (lf.select(*group, cluster, *[e.cast(pl.Float64).alias(names[p]) for p, (e, _) in values.items()])
-           .group_by(*group, cluster)
-           .agg(*[a for v in names.values()
-                  for a in (pl.col(v).sum().alias(f"{v}_y"), pl.col(v).count().cast(pl.Float64).alias(f"{v}_m"))]))
+    sums = [a for v in names.values()
+            for a in (pl.col(v).sum().alias(f"{v}_y"), pl.col(v).count().cast(pl.Float64).alias(f"{v}_m"))]
+    per = _per_cluster(ds, lf.select(*group, cluster, *[e.cast(pl.Float64).alias(names[p])
+                                                        for p, (e, _) in values.items()]),
+                       group, lambda x, by: x.group_by(*by, cluster).agg(*sums))
     aggs = [pl.len().alias("_g")]
     for v in names.values():
         y, m = pl.col(f"{v}_y"), pl.col(f"{v}_m")
@@ -203,6 +204,16 @@ def clustered_intervals_many(ds: Dataset, lf: pl.LazyFrame, group: Sequence[str]
                  (m > 0).sum().alias(f"{v}_g")]
     return _intervals((per.group_by(*group).agg(*aggs) if group else per.select(*aggs)).collect(), group,
                       values, names)
+
+
+def _per_cluster(ds: Dataset, lf: pl.LazyFrame, group: list[str], query) -> pl.LazyFrame:
+    """``query(lf, by)``, a query grouping by ``by`` and the cluster: a variant at a time
+    (:func:`by_variant`, ``by`` without the variant's columns) where ``group`` holds every
+    variant column, so that no cluster's rows are sought across variants; else at once."""
+    if ds.keys and set(ds.keys) <= set(group):
+        rest = [g for g in group if g not in ds.keys]
+        return by_variant(ds, lf, lambda x: query(x, rest))
+    return query(lf, group)
 
 
 def _one_row_per_cluster(ds: Dataset, lf: pl.LazyFrame, group: list[str]) -> bool:
@@ -253,10 +264,11 @@ def category_shares(ds: Dataset, lf: pl.LazyFrame, group: Sequence[str], categor
                 .sort(*group, category, nulls_last=True))
     if cluster not in lf.collect_schema().names():
         lf = lf.join(ds.rounds.select(ds.unit_id, *ds.keys, cluster), on=[ds.unit_id, *ds.keys], how="left")
-    per = (lf.group_by(*group, cluster, category)
-           .agg(pl.len().cast(pl.Float64).alias("_y"), *[e.cast(pl.Float64).sum().alias(f"_s_{k}") for k, e in
-                                                          sums.items()])
-           .with_columns(pl.col("_y").sum().over([*group, cluster]).alias("_m")).collect())
+    per = _per_cluster(ds, lf, group, lambda x, by: (
+        x.group_by(*by, cluster, category)
+        .agg(pl.len().cast(pl.Float64).alias("_y"), *[e.cast(pl.Float64).sum().alias(f"_s_{k}") for k, e in
+                                                       sums.items()])
+        .with_columns(pl.col("_y").sum().over([*by, cluster]).alias("_m")))).collect()
     sizes = per.group_by(*group, cluster).agg(pl.col("_m").first())
     aggs = (pl.len().alias("_g"), pl.col("_m").sum().alias("_n"), (pl.col("_m") ** 2).sum().alias("_smm"))
     totals = sizes.group_by(*group).agg(*aggs) if group else sizes.select(*aggs)
