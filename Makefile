@@ -85,7 +85,8 @@ lab: $(VENV)/.dev $(NB)/.done
 		$(if $(filter 0,$(shell id -u)),--allow-root) notebooks
 
 # The reference report (reports/reference): about 22 million rounds and 20 million dealt
-# racks, about 45 minutes on 2 cores. Reruns skip what data/reference already holds.
+# racks, about 45 minutes on 2 cores, then the report step, 9 min 30 s and 12.9 GB of memory
+# at its peak (2026-12-03, quiet). Reruns skip what data/reference already holds.
 REF := data/reference
 reference-report: $(VENV)/.core
 	$(BIN)/sim sweep --grid players=2,3,4 --grid threshold_mode=fixed,increasing \
@@ -152,8 +153,8 @@ reference-rummikub: $(VENV)/.core
 # with every seat expert (issue 27: findings that hold for good play;
 # data/reference/cards/expert, the same seed, so the same cards), 40,000 matches per variant,
 # set beside the others in the report. 30 minutes in all on 2 cores (2026-12-03, quiet): 18 of
-# play by the simple bots, 8 by the experts, 4 for the report (10 since the report opens with
-# its glance screen, measured beside another build). Reruns skip what data/reference holds.
+# play by the simple bots, 8 by the experts, 5 for the report (measured beside another
+# build, 2026-12-03). Reruns skip what data/reference holds.
 RC := $(REF)/cards
 # Each sweep: its name, then its flags (":" between them, "@" between a flag and its value).
 CARD_SWEEPS := solo:--grid@players=2,3,4:--grid@target=100,101,500 \
