@@ -159,8 +159,9 @@ def _explorer_redraws_when_a_control_changes(browser, shot: Path) -> None:
 
     selects = _wait(browser, lambda d: (s := d.find_elements(By.CSS_SELECTOR, ".widget-dropdown select"))
                     and len(s) >= 4 and s, 60, "the explorer's four controls")
-    def tips(d):
-        return [t.get_attribute("textContent") for t in d.find_elements(By.CSS_SELECTOR, EXPLORER_TIPS)]
+    def tips(d):  # read in the page at once: the figure may be replaced between a find and a read
+        return d.execute_script("return Array.from(document.querySelectorAll(arguments[0]), t => t.textContent)",
+                                EXPLORER_TIPS)
 
     old = _wait(browser, tips, 60, "the explorer's first figure, its points' values on hover")
     assert all(" paired" in t and "[" in t for t in old), old[:3]
