@@ -330,10 +330,10 @@ def opened_by_turn(ds: Dataset, max_turn: int = 10, by: Sequence[str] | None = N
     if not ds.duplicate and seats:  # one row per seat and round: independent samples, Wilson is right
         return wilson_shares(df)
     turns = range(1, max_turn + 1)  # every turn's indicator in one pass over the data
-    both = clustered_intervals_many(ds, ds.players, group,
-                                    {f"t{t}_": ((pl.col("open_turn") <= t).fill_null(False), True) for t in turns})
-    ci = pl.concat([both.select(*group, pl.col(f"t{t}_ci_low").alias("ci_low"),
-                                pl.col(f"t{t}_ci_high").alias("ci_high"), pl.lit(t, dtype=pl.Int16).alias("turn"))
+    every = clustered_intervals_many(ds, ds.players, group,
+                                     {f"t{t}_": ((pl.col("open_turn") <= t).fill_null(False), True) for t in turns})
+    ci = pl.concat([every.select(*group, pl.col(f"t{t}_ci_low").alias("ci_low"),
+                                 pl.col(f"t{t}_ci_high").alias("ci_high"), pl.lit(t, dtype=pl.Int16).alias("turn"))
                     for t in turns])
     return with_intervals(wilson_shares(df), ci, [*group, "turn"])
 
