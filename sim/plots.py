@@ -459,10 +459,10 @@ def paired_forest(comp: pl.DataFrame, metrics: tuple[str, ...], tips: bool = Fal
             ax.errorbar(scale * d[mask], y[mask], xerr=err, fmt="o", ms=3, capsize=2, elinewidth=1.4,
                         color=colour)
         if tips:
+            shown = np.isfinite(d)  # a row without a difference (null or NaN) has no point to name
             texts = [f"{label}: {effect_text(r['diff'], r['ci_low'], r['ci_high'], scale)} "
                      f"{unit_of(metric)}, {r['n']:,} paired"
-                     for label, r in zip(labels, m.iter_rows(named=True), strict=True) if r["diff"] is not None]
-            shown = np.isfinite(d)
+                     for label, r, ok in zip(labels, m.iter_rows(named=True), shown, strict=True) if ok]
             tip_targets(ax, scale * d[shown], y[shown], texts)
     fig.suptitle("Paired differences against the reference value of each swept field, 95% intervals "
                  "(blue: clear of zero)")
