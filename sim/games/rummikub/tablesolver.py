@@ -603,17 +603,18 @@ def _place_jokers(out, rows, jokers, cyclic):
 # --- the phases of a solve: set up, the search's steps, the table written out -----------------
 
 
-@kernel(I1, I1, I1, i64, i64, i64, boolean, SCRATCH, I1, counted=False)
-def _begin(table, pins, rack, objective, joker_value, g3max, cyclic, sc, placed_out):
+@kernel(I1, I1, I1, i64, i64, i64, boolean, i64, SCRATCH, I1, counted=False)
+def _begin(table, pins, rack, objective, joker_value, g3max, cyclic, shift, sc, placed_out):
     """Set a solve up: the counts left (rack tiles no meld can hold set aside), each kind's
-    weight, the table tiles that need a joker in ``needy``, the first position's ``key``;
-    returns ``(needy tiles, weight of the rack left)``, -1 tiles when a table tile no meld
-    can hold makes every table fail (jit-compiled)."""
+    weight (by its number before the tiles were turned by ``shift``, see :func:`_cut`), the
+    table tiles that need a joker in ``needy``, the first position's ``key``; returns
+    ``(needy tiles, weight of the rack left)``, -1 tiles when a table tile no meld can hold
+    makes every table fail (jit-compiled)."""
     f, o, placed, pin, pin_kinds, weights, needy, key = sc.f, sc.o, sc.placed, sc.pin, sc.pin_kinds, sc.weights, \
         sc.needy, sc.key
     total, alive = sc.total, sc.alive
     for k in range(KINDS):
-        n = k % NUMBERS + 1
+        n = (k % NUMBERS - shift) % NUMBERS + 1
         weights[k] = PRIMARY * n + 1 if objective == 0 else PRIMARY + n
     weights[KINDS] = PRIMARY * joker_value + 1 if objective == 0 else PRIMARY + joker_value
     pin_kinds[0] = -1
@@ -971,8 +972,64 @@ def _search(sc, n_needy, rem, g3max, cyclic, best, placed_out):
     return best
 
 
-@kernel(I1, I1, I1, i64, i64, i64, boolean, i64, SPACE, I2, I1, entry=True)
-def solve(table, pins, rack, objective, joker_value, g3max, cyclic, floor, space, out, placed_out):
+@kernel(I1, I1, I1, counted=False)
+def _cut(table, pins, rack):
+    """With wrap-around runs (K-VAR ``wrap_runs``), where the circle of numbers is cut: the
+    shift that makes the numbers either side of the cut the new 13 and 1 (0: between 13 and
+    1, as in the standard game). The search forms every run that crosses the cut whole
+    when it meets the cut's tiles first, and carries what those runs took from the far side
+    through every position after; where few runs can cross (a colour with few tiles either
+    side), positions met again are the same and the memo finds them. Measured on 1,948
+    positions of wrap-around rounds: positions visited, the median 218 at the 13-1 cut and
+    62 here, in all 16.3 million against 1.4 (jit-compiled)."""
+    best = -1
+    shift = 0
+    for sh in range(NUMBERS):
+        a = (NUMBERS - 1 - sh) % NUMBERS  # the numbers (from 0) either side of the cut
+        b = (NUMBERS - sh) % NUMBERS
+        score = 0
+        for c in range(COLOURS):
+            k0 = c * NUMBERS
+            ka, kb = k0 + a, k0 + b
+            ka1, kb1 = k0 + (a - 1) % NUMBERS, k0 + (b + 1) % NUMBERS
+            here_a = table[ka] + pins[ka] + rack[ka]
+            here_b = table[kb] + pins[kb] + rack[kb]
+            # the runs of three or more that may cross: a tile either side, one more beside
+            score += ((table[ka1] + pins[ka1] + rack[ka1] + 1) * here_a * here_b
+                      * (table[kb1] + pins[kb1] + rack[kb1] + 1))
+        if best < 0 or score < best:
+            best = score
+            shift = sh
+    return shift
+
+
+@kernel(I1, i64, I1, counted=False)
+def _turn(counts, shift, into):
+    """The count vector ``counts`` with every number ``m`` moved to ``m + shift`` (13 wrapping
+    to 1) into ``into``, jokers as they are (jit-compiled)."""
+    for k in range(KINDS):
+        into[(k // NUMBERS) * NUMBERS + (k % NUMBERS + shift) % NUMBERS] = counts[k]
+    into[KINDS] = counts[KINDS]
+
+
+@kernel(I2, i64, i64, counted=False)
+def _turn_rows(out, rows, shift):
+    """Meld rows found on tiles turned by ``shift`` (:func:`_turn`) turned back: a run's first
+    number and its jokers (by number), a group's number (jit-compiled)."""
+    for r in range(rows):
+        if out[r, F_KIND] == RUN:
+            out[r, F_FIRST] = (out[r, F_FIRST] - 1 - shift) % NUMBERS + 1
+            bits = np.int64(0)
+            for m in range(NUMBERS):
+                if (out[r, F_JOKERS] >> m) & 1:
+                    bits |= np.int64(1) << ((m - shift) % NUMBERS)
+            out[r, F_JOKERS] = bits
+        else:
+            out[r, F_KEY] = (out[r, F_KEY] - 1 - shift) % NUMBERS + 1
+
+
+@kernel(I1, I1, I1, i64, i64, i64, boolean, i64, i64, SPACE, I2, I1, entry=True)
+def solve(table, pins, rack, objective, joker_value, g3max, cyclic, floor, cut, space, out, placed_out):
     """The best play of ``rack`` onto ``table`` (count vectors of 53, jokers at 52; the
     table's free jokers at 52, its bound jokers in ``pins``, by the tile each stands for,
     at most two, K-JOKER-2): returns ``(weight, rows)``. The weight is ``PRIMARY *
@@ -983,9 +1040,10 @@ def solve(table, pins, rack, objective, joker_value, g3max, cyclic, floor, space
     -1 for any arrangement of the tiles, 0 when the table as it stands is valid (only
     plays worth more than nothing), more when a caller already holds a play that good
     (the incumbent of a branch and bound over several solves); ``rows`` is -1 when there
-    is none (weight ``floor``). Weight -1: the tiles cannot form a table; -2: ``space``
-    remembers too few positions for this one, make a bigger one and solve again
-    (jit-compiled)."""
+    is none (weight ``floor``). ``cut``: with ``cyclic``, where the circle of numbers is
+    cut (-1: where :func:`_cut` finds best; a shift, to check that every cut agrees).
+    Weight -1: the tiles cannot form a table; -2: ``space`` remembers too few positions
+    for this one, make a bigger one and solve again (jit-compiled)."""
     f = space[_F:_O]
     o = space[_O:_PLACED]
     placed = space[_PLACED:_PIN]
@@ -1008,7 +1066,16 @@ def solve(table, pins, rack, objective, joker_value, g3max, cyclic, floor, space
                  np.zeros(KEY, dtype=np.int64), np.zeros(OPEN, dtype=np.int64), np.zeros(8, dtype=np.int64),
                  np.zeros(KEY, dtype=np.int64), np.zeros(DEPTH, dtype=np.int64), np.zeros(DEPTH, dtype=np.int64),
                  np.zeros(DEPTH, dtype=np.int64), np.zeros(KINDS, dtype=np.int64), np.zeros(KINDS, dtype=np.int64))
-    n_needy, rem = _begin(table, pins, rack, objective, joker_value, g3max, cyclic, sc, placed_out)
+    # Wrap-around runs (K-VAR): the numbers turned so that the search starts where few runs
+    # cross (see _cut); the melds and the tiles placed are turned back at the end.
+    shift = 0 if not cyclic else _cut(table, pins, rack) if cut < 0 else cut
+    if shift:
+        turned = np.empty((3, KINDS + 1), dtype=np.int64)
+        _turn(table, shift, turned[0])
+        _turn(pins, shift, turned[1])
+        _turn(rack, shift, turned[2])
+        table, pins, rack = turned[0], turned[1], turned[2]
+    n_needy, rem = _begin(table, pins, rack, objective, joker_value, g3max, cyclic, shift, sc, placed_out)
     if n_needy < 0:
         return -1, 0  # a table tile no meld can hold
     # the memo starts empty
@@ -1024,4 +1091,8 @@ def solve(table, pins, rack, objective, joker_value, g3max, cyclic, floor, space
         return max(np.int64(-1), floor), -1
     rows = _rows_of_path(best_path, best_took, stats[1], out)
     _place_jokers(out, rows, stats[3], cyclic)
+    if shift:
+        _turn_rows(out, rows, shift)
+        placed = placed_out.copy()
+        _turn(placed, NUMBERS - shift, placed_out)
     return best, rows

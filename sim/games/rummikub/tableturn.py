@@ -195,7 +195,7 @@ def best_play(rack, table, ntable, objective, joker_value, g3max, cyclic, locked
         # Only a play beating the best so far matters: its weight is the floor (the table as
         # it stands beats nothing for the first choice; later ones, freed tiles aside).
         floor = np.int64(0) if combo == 0 and must < 0 and best == 0 else max(np.int64(-1), best - extra - extra_must)
-        w, n = solve(loose, pins, r, objective, joker_value, g3max, cyclic, floor, ts, out, placed)
+        w, n = solve(loose, pins, r, objective, joker_value, g3max, cyclic, floor, -1, ts, out, placed)
         if w == -2:
             return np.int64(-2), 0
         if w < 0 or n < 0:
