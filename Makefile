@@ -123,13 +123,11 @@ reference-expert-sweeps: $(VENV)/.core
 # The reference report's Rummikub part (reports/reference-rummikub): every house rule
 # (K-VAR) alone against the standard game, and the two readings of table jokers
 # (K-JOKER-2: bound, free), 2-4 players, in seven paired sweeps of 5,000 rounds per
-# variant (wrap_runs: 150, its rounds are many times slower to solve); about 40-50 minutes
-# on 2 cores, nearly all of it the four-player wrap_runs rounds, a few positions of one
-# round above all (issue 26: the table solver's tail), the other sweeps 4-5 minutes; then the
+# variant, wrap_runs too since the table solver cuts the circle of numbers where few runs
+# cross (issue 26: its greedy sweep took 34 minutes for 150 rounds before); then the
 # same sweeps with every seat expert (data/reference/rummikub/expert: the same seed, so the
-# same tiles), set beside the greedy ones in the report (issue 27). 50 minutes in all on 2
-# cores (2026-12-03): 34 of them the greedy wrap_runs sweep, 6 the expert sweeps. Reruns
-# skip what data/reference holds.
+# same tiles), set beside the greedy ones in the report (issue 27). Reruns skip what
+# data/reference holds.
 RK := $(REF)/rummikub
 RK_RULES := open_points=30,50 joker_penalty=30,25 locked_jokers=false,true easing_open=false,true \
 	last_call=false,true wrap_runs=false,true joker_moves=bound,free
@@ -137,8 +135,7 @@ reference-rummikub: $(VENV)/.core
 	for policy in greedy expert; do \
 		to=$(RK); [ $$policy = expert ] && to=$(RK)/expert; \
 		for rule in $(RK_RULES); do \
-			rounds=5000; [ "$${rule%%=*}" = wrap_runs ] && rounds=150; \
-			$(BIN)/sim sweep --preset rummikub --grid players=2,3,4 --grid $$rule --rounds $$rounds --seed 2026 \
+			$(BIN)/sim sweep --preset rummikub --grid players=2,3,4 --grid $$rule --rounds 5000 --seed 2026 \
 				--chunk 1000 --policy $$policy --out $$to/$${rule%%=*} || exit 1; \
 		done; \
 	done
