@@ -2,6 +2,7 @@
 taken from played rounds, and side by side with the MILP solver ``rummikub-solver``.
 
     python benchmarks/bench_table.py [--rounds 40] [--seed 2026] [--reference 300]
+    python benchmarks/bench_table.py --house-rules 20000 [--repeats 3]
 
 Positions: every turn of an opened player in ``--rounds`` greedy rounds of 2 to 4 players
 (each opens with its best opening from the rack, then places the most value the table
@@ -22,6 +23,10 @@ maximise value (measured: 20 of 400 positions below the best value). Its jokers 
 so it is compared with the free solve (the same question, the same answer expected) and,
 for the record, with the bound one. Printed: the medians on those positions, the ratios
 of the medians, and any disagreement with the free solve.
+
+With ``--house-rules N``: N positions of each house rule that changes what the solver is
+asked (:data:`HOUSE_RULES`), each from greedy rounds played under that rule, the solve
+and the whole turn timed and reported per rule.
 """
 
 from __future__ import annotations
@@ -40,13 +45,29 @@ from sim.solver.layout import MELD_FIELDS, meld_row
 from sim.tiles import COUNTS_LEN, Rack, parse_rack
 
 RULES = sim.preset("rummikub")
+# The house rules that change what the table solver is asked (K-VAR, K-JOKER-2), each
+# timed on positions of its own rounds. ``easing_open`` and ``last_call`` change when a
+# player opens or when the round ends, not the solve: easing is played by the loop below,
+# last call is not.
+HOUSE_RULES = {
+    "standard": {},
+    "wrap_runs": {"wrap_runs": True},
+    "locked_jokers": {"locked_jokers": True},
+    "joker_moves=free": {"joker_moves": "free"},
+    "easing_open": {"easing_open": True, "open_points": 50},
+    "joker_penalty=25": {"joker_penalty": 25},
+}
 
 
-def play_rounds(rounds: int, seed: int) -> list[dict]:
-    """The positions met by greedy players in ``rounds`` rounds (table, rack, players)."""
+def play_rounds(rounds: int, seed: int, rules=None, wanted: int = 0) -> list[dict]:
+    """The positions met by greedy players in ``rounds`` rounds (table, rack, players),
+    or in as many rounds as give ``wanted`` positions."""
+    rules = rules or RULES
     rng = np.random.default_rng(seed)
     positions = []
-    for _ in range(rounds):
+    played = 0
+    while played < rounds or len(positions) < wanted:
+        played += 1
         players = int(rng.integers(2, 5))
         tiles = rng.permutation(np.repeat(np.arange(COUNTS_LEN), 2))
         racks = [np.bincount(tiles[14 * s:14 * s + 14], minlength=COUNTS_LEN) for s in range(players)]
@@ -59,15 +80,19 @@ def play_rounds(rounds: int, seed: int) -> list[dict]:
             turn += 1
             moved = False
             if not opened[s]:
-                opening = sim.best_opening(Rack.from_counts(racks[s]), RULES)
-                if opening.value >= RULES.open_points:
+                bar = rules.open_points
+                if rules.easing_open:  # K-VAR easing: the bar falls every few turns of the player's
+                    own = (turn - 1) // players  # the player's turns before this one
+                    bar = max(rules.easing_floor, bar - rules.easing_step * (own // rules.easing_every))
+                opening = sim.best_opening(Rack.from_counts(racks[s]), rules)
+                if opening.value >= bar:
                     opened[s] = moved = True
                     table += list(opening.melds)
                     racks[s] = np.asarray(opening.left.counts)
             else:
                 positions.append({"table": [str(m) for m in table], "rack": str(Rack.from_counts(racks[s])),
                                   "players": players})
-                play = sim.table_play(Rack.from_counts(racks[s]), table, RULES)
+                play = sim.table_play(Rack.from_counts(racks[s]), table, rules)
                 if play.can_play:
                     moved = True
                     table = list(play.melds)
@@ -83,12 +108,16 @@ def play_rounds(rounds: int, seed: int) -> list[dict]:
     return positions
 
 
-def load_positions(rounds: int, seed: int) -> list[dict]:
-    path = Path("data/bench") / f"rummikub-positions-r{rounds}-s{seed}-{RULES.joker_moves}.json"
+def load_positions(rounds: int, seed: int, rules=None, wanted: int = 0, name: str = "") -> list[dict]:
+    rules = rules or RULES
+    tag = f"w{wanted}" if wanted else f"r{rounds}"
+    label = f"-{name.replace('=', '-')}" if name else ""
+    path = Path("data/bench") / f"rummikub-positions{label}-{tag}-s{seed}-{rules.joker_moves}.json"
     if path.exists():
         return json.loads(path.read_text())
-    print(f"playing {rounds} greedy rounds for positions (cached in {path}) ...", flush=True)
-    positions = play_rounds(rounds, seed)
+    what = f"{wanted:,} positions" if wanted else f"{rounds} rounds"
+    print(f"playing greedy rounds for {what} {('of ' + name) if name else ''} (cached in {path}) ...", flush=True)
+    positions = play_rounds(rounds, seed, rules, wanted)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(".tmp")
     tmp.write_text(json.dumps(positions))
@@ -96,39 +125,71 @@ def load_positions(rounds: int, seed: int) -> list[dict]:
     return positions
 
 
-def time_kernel(positions: list[dict], objective: int, repeats: int, bound: bool) -> tuple[list[float], list[int]]:
+def time_kernel(positions: list[dict], objective: int, repeats: int, bound: bool,
+                rules=None) -> tuple[list[float], list[int]]:
     """The solver alone: ``bound``, the table's jokers pinned to their tiles; else free."""
+    rules = rules or RULES
     solver = Solver()
     times, tiles = [], []
     for p in positions:
-        melds = read_table(p["table"], RULES)
+        melds = read_table(p["table"], rules)
         t, pins = table_counts(melds, bound=True) if bound else (table_counts(melds), None)
         r = np.asarray(parse_rack(p["rack"]).counts, dtype=np.int64)
         best = float("inf")
         for _ in range(repeats):
             t0 = time.perf_counter()
-            solver.run(t, r, RULES, objective, pins=pins)
+            solver.run(t, r, rules, objective, pins=pins)
             best = min(best, time.perf_counter() - t0)
         times.append(best * 1e6)
         tiles.append(int(solver.placed.sum()))
     return times, tiles
 
 
-def time_turn(positions: list[dict], repeats: int) -> list[float]:
-    """One turn's table play with bound jokers: every choice of jokers freed the rack allows."""
+def time_turn(positions: list[dict], repeats: int, rules=None) -> list[float]:
+    """One turn's table play (bound jokers: every choice of jokers freed the rack allows)."""
+    rules = rules or RULES
     solver = Solver()
     times = []
     for p in positions:
-        melds = read_table(p["table"], RULES)
+        melds = read_table(p["table"], rules)
         rows = np.array([meld_row(m) for m in melds], dtype=np.int64).reshape(len(melds), MELD_FIELDS)
         r = np.asarray(parse_rack(p["rack"]).counts, dtype=np.int64)
         best = float("inf")
         for _ in range(repeats):
             t0 = time.perf_counter()
-            solver.play(r, rows, RULES, 0)
+            solver.play(r, rows, rules, 0)
             best = min(best, time.perf_counter() - t0)
         times.append(best * 1e6)
     return times
+
+
+def time_public(positions: list[dict], repeats: int) -> tuple[list[float], float]:
+    """``sim.table_play`` called as a user calls it, the table and the rack as text (the
+    fastest of ``repeats`` calls per position), and ``sim.table_plays`` on all of them at
+    once (arrays in, arrays out), per position, the fastest of ``repeats`` calls."""
+    from sim.solver.layout import meld_row
+
+    texts = [("; ".join(p["table"]), p["rack"]) for p in positions]
+    times = []
+    for table, rack in texts:
+        best = float("inf")
+        for _ in range(repeats):
+            t0 = time.perf_counter()
+            sim.table_play(rack, table)
+            best = min(best, time.perf_counter() - t0)
+        times.append(best * 1e6)
+    size = max(len(p["table"]) for p in positions)
+    tables = np.zeros((len(positions), size, MELD_FIELDS), dtype=np.int64)
+    for i, p in enumerate(positions):
+        for m, meld in enumerate(read_table(p["table"], RULES)):
+            tables[i, m] = meld_row(meld)
+    racks = np.array([parse_rack(p["rack"]).counts for p in positions], dtype=np.int64)
+    batch = float("inf")
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        sim.table_plays(racks, tables)
+        batch = min(batch, time.perf_counter() - t0)
+    return times, batch / len(positions) * 1e6
 
 
 def describe(times: list[float]) -> str:
@@ -165,6 +226,25 @@ def reference(positions: list[dict], repeats: int) -> tuple[list[float], list[in
     return times, tiles
 
 
+def house_rules(wanted: int, seed: int, repeats: int) -> None:
+    """Each house rule on positions of its own greedy rounds: the solve alone (the table's
+    jokers as the rule reads them: bound, pinned; free) and the whole turn (every freeing
+    the rack allows, locked melds set aside), value objective, every position kept."""
+    sim.table_play("R1", "R2 R3 R4")  # compile or load the kernels
+    print(f"{wanted:,} positions per house rule from its own greedy rounds of 2-4 players (seed {seed}), one core, "
+          f"fastest of {repeats} calls each; value objective; us")
+    print(f"  {'house rule':18s} {'':6s} {'median':>8s} {'p90':>8s} {'p99':>8s} {'mean':>8s} {'max':>10s}")
+    for name, change in HOUSE_RULES.items():
+        rules = RULES.replace(**change)
+        positions = load_positions(0, seed, rules, wanted, name)[:wanted]
+        solve, _ = time_kernel(positions, 0, repeats, bound=rules.joker_moves == "bound", rules=rules)
+        turn = time_turn(positions, repeats, rules)
+        for what, times in (("solve", solve), ("turn", turn)):
+            a = np.asarray(times)
+            print(f"  {name if what == 'solve' else '':18s} {what:6s} {np.median(a):8.1f} {np.percentile(a, 90):8.1f} "
+                  f"{np.percentile(a, 99):8.1f} {a.mean():8.1f} {a.max():10.1f}", flush=True)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--rounds", type=int, default=40)
@@ -172,11 +252,16 @@ def main() -> None:
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--reference", type=int, default=0, metavar="N",
                     help="also solve the first N positions with rummikub-solver")
+    ap.add_argument("--house-rules", type=int, default=0, metavar="N",
+                    help="time N positions of each house rule's own rounds (the issue's 20,000), then stop")
     args = ap.parse_args()
 
     import numba
 
     numba.set_num_threads(1)
+    if args.house_rules:
+        house_rules(args.house_rules, args.seed, args.repeats)
+        return
     everything = load_positions(args.rounds, args.seed)
     positions = [p for p in everything
                  if 10 <= sum(len(m.split()) for m in p["table"]) <= 80 and 1 <= len(p["rack"].split()) <= 25]
@@ -201,6 +286,12 @@ def main() -> None:
         if pick:
             print(f"      tables of {lo}-{hi} tiles ({len(pick):>4} positions): {describe(pick)}")
     print(f"    the whole turn (jokers freed where the rack can), value: {describe(turn_times)}")
+    public, batch = time_public(positions, args.repeats)
+    print("  the public call, sim.table_play(rack, table) with both as text, value objective:")
+    print(f"    {describe(public)}")
+    print(f"    its median {np.median(public) / np.median(value_times):.2f} times the solve's, "
+          f"{np.median(public) / np.median(turn_times):.2f} times the whole turn's; sim.table_plays on all "
+          f"{len(positions):,} positions at once: {batch:.1f} us a position")
     print("  joker_moves=free (the table's jokers free):")
     print(f"    value objective: {describe(free_value)}")
     print(f"    tiles objective: {describe(free_tiles)}")
@@ -214,6 +305,8 @@ def main() -> None:
         ours, bound = free_tiles[:n], tiles_times[:n]
         disagree = [i for i in range(n) if ref_tiles[i] != our_tiles[i]]
         print(f"  rummikub-solver (MILP, free jokers), tiles objective, first {n} positions: {describe(ref_times)}")
+        print(f"  sim.table_play from text, same positions (value, bound jokers): {describe(public[:n])}; "
+              f"{statistics.median(ref_times) / statistics.median(public[:n]):,.0f}x")
         print(f"  this solver, free jokers, same positions:  {describe(ours)}")
         print(f"  this solver, bound jokers, same positions: {describe(bound)}")
         print(f"  ratio of medians: {statistics.median(ref_times) / statistics.median(ours):,.0f}x free, "

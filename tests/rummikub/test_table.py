@@ -370,15 +370,17 @@ WRAP_POSITIONS = json.loads((Path(__file__).parent / "data" / "wrap_positions.js
 @pytest.mark.parametrize("position", WRAP_POSITIONS, ids=[p["rack"] for p in WRAP_POSITIONS])
 def test_k_var_wrap_runs_every_cut_of_the_numbers_gives_the_same_best_play(position):
     """With wrap-around runs the solver cuts the circle of numbers where few runs cross
-    (tablesolver._cut). On the positions of simulated wrap-around rounds that were slowest
+    (tablesolver._cuts). On the positions of simulated wrap-around rounds that were slowest
     when it always cut between 13 and 1 (up to 227,000 positions visited), the best value
-    and the most tiles are the same from all 13 cuts, and the play ``sim.table_play``
-    returns is valid and checked by the referee."""
+    and the most tiles are the same from all 13 cuts, and from the cuts tried in turn when
+    each search may visit only a few positions; the play ``sim.table_play`` returns is
+    valid and checked by the referee."""
     from sim.games.rummikub.tableplay import Solver, read_table, table_counts
-    from sim.games.rummikub.tablesolver import PRIMARY
+    from sim.games.rummikub.tablesolver import CUT_BUDGET, CUT_LIMIT, OVER_BUDGET, PRIMARY
     from sim.tiles import parse_rack
 
     rules = VARIANTS["wrap_runs"]
+    sim.table_play("R1", "R2 R3 R4", rules)  # the kernels compiled in order (sim.jit.prepare), callees first
     melds = read_table(position["table"], rules)
     table, pins = table_counts(melds, bound=True)
     rack = np.asarray(parse_rack(position["rack"]).counts, dtype=np.int64)
@@ -387,6 +389,11 @@ def test_k_var_wrap_runs_every_cut_of_the_numbers_gives_the_same_best_play(posit
         chosen = solver.run(table, rack, rules, objective, pins=pins)[0]
         by_cut = {cut: solver.run(table, rack, rules, objective, pins=pins, cut=cut)[0] for cut in range(13)}
         assert set(by_cut.values()) == {chosen}, (objective, chosen, by_cut)
+        # a cut whose search passes its budget gives way to the next (here after 20 positions)
+        solver.space[CUT_LIMIT] = 20
+        assert solver.run(table, rack, rules, objective, pins=pins)[0] == chosen
+        assert solver.space[OVER_BUDGET] == 0
+        solver.space[CUT_LIMIT] = CUT_BUDGET
     play = sim.table_play(position["rack"], melds, rules)
     assert play.value == solver.run(table, rack, rules, 0, pins=pins)[0] // PRIMARY
     for meld in play.melds:
@@ -395,3 +402,132 @@ def test_k_var_wrap_runs_every_cut_of_the_numbers_gives_the_same_best_play(posit
     assert (after == np.array(meld_counts(melds)) + np.array(play.played.counts)).all()
     if play.can_play:
         assert check_table_play(melds, _rack_counter(rack), list(play.melds), rules, list(play.freed)) == []
+
+
+def _outcome(call):
+    try:
+        return call()
+    except (NotationError, RulesError) as e:
+        return type(e).__name__, str(e)
+
+
+@st.composite
+def _written(draw, wrap=False):
+    """A position written as a user might: any case, commas or spaces, a number with a
+    leading zero, melds parted by ``;`` with blanks between; or one token spoilt."""
+    melds, rack = draw(st.one_of(table_positions(wrap=wrap), bound_positions(), big_table_positions()))
+
+    def token(t):
+        t = t.lower() if draw(st.booleans()) else t
+        if draw(st.integers(0, 9)) == 0 and t[-1].isdigit() and len(t) == 2:
+            t = t[0] + "0" + t[1]
+        return t
+
+    def write(tokens):
+        return draw(st.sampled_from([" ", ", ", "  ", ",", "\t"])).join(token(t) for t in tokens)
+
+    parts = [write(str(m).split()) for m in melds]
+    if draw(st.booleans()):
+        parts.insert(draw(st.integers(0, len(parts))), draw(st.sampled_from(["", "  ", ",", " , "])))
+    table = draw(st.sampled_from(["; ", ";", " ;\n"])).join(parts)
+    rack_text = write(str(Rack(tuple(rack))).split())
+    spoil = draw(st.sampled_from(["", "", "", "table", "rack"]))
+    if spoil:
+        text = table if spoil == "table" else rack_text
+        bad = draw(st.sampled_from(["J", "R14", "X3", "R0", "J(R3", "J(J)", "R1;", "é", "B5 B5", "R1 B2 K3"]))
+        at = draw(st.integers(0, len(text)))
+        text = text[:at] + " " + bad + " " + text[at:]
+        table, rack_text = (text, rack_text) if spoil == "table" else (table, text)
+    return table, rack_text
+
+
+@pytest.mark.parametrize("name", ["standard", "wrap_runs", "locked_jokers", "two_jokers_in_three", "free"])
+@settings(max_examples=300)
+@given(data=st.data(), objective=st.sampled_from(["value", "tiles"]))
+def test_k_play_1_table_play_from_text_reads_as_python_does(name, data, objective):
+    """``sim.table_play`` on text reads the table and the rack in the kernel (issue 26);
+    whatever is written, valid or not, the answer (or the error, word for word) is the
+    one of reading it in Python first and passing the melds and the rack."""
+    from sim.games.rummikub.tableplay import read_table
+    from sim.tiles import parse_rack
+
+    rules = VARIANTS[name]
+    table, rack = data.draw(_written(wrap=rules.wrap_runs))
+    quick = _outcome(lambda: sim.table_play(rack, table, rules, objective))
+    python = _outcome(lambda: sim.table_play(parse_rack(rack), read_table(table, rules), rules, objective))
+    assert quick == python, (table, rack)
+    if isinstance(quick, sim.TablePlay):
+        assert quick.to_dict() == python.to_dict()
+
+
+def _rows(melds, size):
+    from sim.solver.layout import meld_row
+
+    rows = np.zeros((size, 6), dtype=np.int64)
+    for i, m in enumerate(melds):
+        rows[i] = meld_row(m)
+    return rows
+
+
+@pytest.mark.parametrize("name", ["standard", "wrap_runs", "locked_jokers", "free"])
+@settings(max_examples=40)
+@given(positions=st.lists(st.one_of(table_positions(), bound_positions(), big_table_positions()), min_size=1,
+                          max_size=8),
+       objective=st.sampled_from(["value", "tiles"]))
+def test_k_play_1_table_plays_answers_each_position_as_table_play(name, positions, objective):
+    """The batch form (arrays in, arrays out, issue 26) gives every position the answer of
+    ``sim.table_play`` on it alone: value, tiles, the tiles placed and the table after."""
+    rules = VARIANTS[name]
+    size = max(len(m) for m, _ in positions) + 1
+    racks = np.array([list(r) for _, r in positions], dtype=np.int64)
+    tables = np.stack([_rows(m, size) for m, _ in positions])
+    out = sim.table_plays(racks, tables, rules, objective)
+    for i, (melds, rack) in enumerate(positions):
+        one = sim.table_play(Rack(tuple(rack)), melds, rules, objective)
+        assert (out["value"][i], out["tiles"][i]) == (one.value, one.tiles), i
+        assert out["played"][i].tolist() == list(one.played.counts)
+        after = [str(m) for m in sorted(map(str, one.melds))]
+        from sim.solver.layout import to_meld
+        got = sorted(str(to_meld(r)) for r in out["melds"][i, :out["rows"][i]])
+        assert got == after, i
+
+
+def test_table_plays_on_the_slowest_wrap_positions_matches_table_play():
+    rules = VARIANTS["wrap_runs"]
+    from sim.games.rummikub.tableplay import read_table
+    from sim.tiles import parse_rack
+
+    melds = [read_table(p["table"], rules) for p in WRAP_POSITIONS]
+    size = max(map(len, melds))
+    racks = np.array([parse_rack(p["rack"]).counts for p in WRAP_POSITIONS], dtype=np.int64)
+    out = sim.table_plays(racks, np.stack([_rows(m, size) for m in melds]), rules)
+    assert out["value"].tolist() == [sim.table_play(p["rack"], p["table"], rules).value for p in WRAP_POSITIONS]
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (lambda r, t: (r[:, :10], t), r"racks: an integer array of shape \(N, 53\)"),
+        (lambda r, t: (r, t[:, :, :5]), r"tables: an integer array of shape \(2, M, 6\)"),
+        (lambda r, t: (r, t.astype(float)), "tables: an integer array"),
+        (lambda r, t: (r, _set(t, (1, 0, 3), 2)), r"position 1: table meld 1 \(R1 R2\) is not valid"),
+        (lambda r, t: (r, _set(t, (1, 0, 1), 7)), "position 1: a meld row is not a run or a group"),
+        (lambda r, t: (_set(r, (0, 0), 3), t), "position 0: too many copies of R1"),
+        (lambda r, t: (_set(r, (0, 0), 2), t), "position 0: R1 appears 3 times across rack and table"),
+        (lambda r, t: (r, _set(_set(t, (0, 1, 3), 0), (0, 2), t[0, 1])), "position 0: a meld row follows"),
+    ],
+)
+def test_table_plays_names_the_position_at_fault(change, message):
+    from sim.tiles import parse_rack
+
+    racks = np.array([parse_rack("R4 B7 Y9").counts, parse_rack("Y9").counts], dtype=np.int64)
+    tables = np.stack([_rows([parse_meld("R1 R2 R3"), parse_meld("B5 B6 J(B7)")], 3),
+                       _rows([parse_meld("R1 R2 R3")], 3)])
+    with pytest.raises(NotationError, match=message):
+        sim.table_plays(*change(racks, tables))
+
+
+def _set(a, index, value):
+    a = a.copy()
+    a[index] = value
+    return a

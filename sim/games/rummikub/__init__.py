@@ -73,7 +73,7 @@ class Rummikub(Family):
         Metric("mean_rack_value", "mean_rack_value", "mean value left on the racks of the players who did not win",
                False),
     )
-    public: ClassVar[dict] = {"TablePlay": "tableplay", "table_play": "tableplay"}
+    public: ClassVar[dict] = {"TablePlay": "tableplay", "table_play": "tableplay", "table_plays": "tableplay"}
     variant_metrics: ClassVar[dict] = {
         "pool_empty": ("share of rounds ending with the pool empty (blocked or last call, K-END-2)",
                        ("blocked", "last_call")),

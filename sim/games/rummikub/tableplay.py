@@ -11,7 +11,6 @@ play the bots would make.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 
 import numpy as np
 
@@ -25,7 +24,6 @@ from sim.tiles import COPIES, COUNTS_LEN, JOKER, KINDS, SET_JOKERS, Meld, Rack, 
 OBJECTIVES = ("value", "tiles")
 
 
-@dataclass(frozen=True)
 class TablePlay:
     """The best play of a rack onto a table (K-PLAY-1).
 
@@ -36,18 +34,53 @@ class TablePlay:
     stood for and the rack tile that freed it (K-JOKER-1/2); ``can_play``: at least one
     rack tile placed. ``objective`` says what was maximised, the other measure breaking
     ties.
+
+    ``played`` and ``melds`` may be given as the solver left them (a count vector; meld
+    rows, or a function giving the melds): they are made into a :class:`Rack` and
+    :class:`Meld` objects when first read, since building them cost more than the solve.
     """
 
-    value: int
-    tiles: int
-    played: Rack
-    melds: tuple[Meld, ...]
-    objective: str = "value"
-    freed: tuple[tuple[str, str], ...] = ()
+    __slots__ = ("_melds", "_played", "freed", "objective", "tiles", "value")
+
+    def __init__(self, value: int, tiles: int, played, melds, objective: str = "value",
+                 freed: tuple[tuple[str, str], ...] = ()):
+        for name, v in (("value", value), ("tiles", tiles), ("objective", objective), ("freed", freed),
+                        ("_played", played), ("_melds", melds)):
+            object.__setattr__(self, name, v)
+
+    def __setattr__(self, name, value):
+        raise AttributeError(f"a TablePlay is not changed after it is made (tried to set {name})")
+
+    @property
+    def played(self) -> Rack:
+        if not isinstance(self._played, Rack):
+            object.__setattr__(self, "_played", Rack.from_counts(self._played))
+        return self._played
+
+    @property
+    def melds(self) -> tuple[Meld, ...]:
+        if callable(self._melds):
+            object.__setattr__(self, "_melds", tuple(self._melds()))
+        elif isinstance(self._melds, np.ndarray):
+            object.__setattr__(self, "_melds", tuple(to_meld(r) for r in self._melds))
+        return self._melds
 
     @property
     def can_play(self) -> bool:
         return self.tiles > 0
+
+    def _key(self) -> tuple:
+        return (self.value, self.tiles, self.played, self.melds, self.objective, self.freed)
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, TablePlay) and self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __repr__(self) -> str:
+        return (f"TablePlay(value={self.value!r}, tiles={self.tiles!r}, played={self.played!r}, "
+                f"melds={self.melds!r}, objective={self.objective!r}, freed={self.freed!r})")
 
     def to_dict(self) -> dict:
         return {
@@ -104,6 +137,9 @@ class Solver:
         self.out = np.zeros((table.OUT_ROWS, MELD_FIELDS), dtype=np.int64)
         self.placed = np.zeros(COUNTS_LEN, dtype=np.int64)
         self.work = new_work()
+        # the table and rack read from text (play_text): meld rows, rack counts, all tiles
+        self.read = (np.zeros((table.OUT_ROWS, MELD_FIELDS), dtype=np.int64),
+                     np.zeros(COUNTS_LEN, dtype=np.int64), np.zeros(COUNTS_LEN, dtype=np.int64))
 
     def _grow(self) -> None:
         from sim.games.rummikub import tablesolver as table
@@ -144,6 +180,24 @@ class Solver:
             self._grow()
 
 
+    def play_text(self, table: str, rack: str, rules: Rules, objective: int) -> tuple[int, int, int]:
+        """:meth:`play` on a table and a rack as text, read in the kernel
+        (:func:`sim.games.rummikub.tablecall.play_text`): ``(weight, rows, melds read)``, the
+        melds read in ``read[0]`` and the rack in ``read[1]``; weight ``NOT_READ`` when the
+        text is left to Python (:func:`read_table`), which names any fault."""
+        from sim.games.rummikub.tablecall import play_text
+
+        table_text = np.frombuffer(bytearray(table.encode()), dtype=np.int8)  # writable: the kernel's type
+        rack_text = np.frombuffer(bytearray(rack.encode()), dtype=np.int8)
+        while True:
+            weight, n, melds = play_text(table_text, rack_text, objective, rules.joker_penalty,
+                                         rules.group_of_three_max_jokers, rules.wrap_runs, rules.locked_jokers,
+                                         rules.joker_moves == "bound", self.space, *self.work, *self.read)
+            if weight != -2:
+                return int(weight), int(n), int(melds)
+            self._grow()
+
+
 _NO_PINS = np.zeros(COUNTS_LEN, dtype=np.int64)
 _SOLVER: list[Solver] = []
 
@@ -160,6 +214,7 @@ def table_play(rack: Rack | str | np.ndarray, table: Iterable[str | Meld] | str,
     (11, 'R4 B7', (('B7', 'B7'),))
     """
     from sim.games.rummikub import FAMILY, TABLE_SOLVER
+    from sim.games.rummikub.tablecall import NOT_READ
     from sim.jit import prepare
     from sim.solver.layout import meld_row
     from sim.tiles import tile_name
@@ -170,6 +225,17 @@ def table_play(rack: Rack | str | np.ndarray, table: Iterable[str | Meld] | str,
                          f"of the {rules.family} family")
     if objective not in OBJECTIVES:
         raise RulesError(f"objective: must be value or tiles (got {objective!r})")
+    if not _SOLVER:
+        prepare(FAMILY.other_workload(TABLE_SOLVER))
+        _SOLVER.append(Solver())
+    solver = _SOLVER[0]
+    if isinstance(table, str) and isinstance(rack, str):
+        # The quick path: read in the kernel, the answer built when it is read (issue 26)
+        weight, n, _ = solver.play_text(table, rack, rules, OBJECTIVES.index(objective))
+        if weight != NOT_READ:
+            if weight <= 0:  # nothing to place: the table stands, as written
+                return TablePlay(0, 0, _NOTHING, lambda: read_table(table, rules), objective)
+            return _answer(solver, n, rules, objective)
     rack_counts = as_counts(rack)
     melds = read_table(table, rules)
     total = rack_counts + table_counts(melds)
@@ -179,19 +245,114 @@ def table_play(rack: Rack | str | np.ndarray, table: Iterable[str | Meld] | str,
                             f"the set holds {COPIES}")
     if total[JOKER] > SET_JOKERS:
         raise NotationError(f"{int(total[JOKER])} jokers across rack and table; the set holds {SET_JOKERS}")
-    prepare(FAMILY.other_workload(TABLE_SOLVER))
-    if not _SOLVER:
-        _SOLVER.append(Solver())
-    solver = _SOLVER[0]
     rows = np.array([meld_row(m) for m in melds], dtype=np.int64).reshape(len(melds), MELD_FIELDS)
     weight, n = solver.play(np.ascontiguousarray(rack_counts, dtype=np.int64), rows, rules, OBJECTIVES.index(objective))
     if weight <= 0:  # nothing to place: the table stands
-        return TablePlay(value=0, tiles=0, played=Rack.from_counts(np.zeros(COUNTS_LEN, dtype=np.int64)),
-                         melds=tuple(melds), objective=objective)
+        return TablePlay(0, 0, _NOTHING, tuple(melds), objective)
+    return _answer(solver, n, rules, objective)
+
+
+_NOTHING = np.zeros(COUNTS_LEN, dtype=np.int64)
+
+
+def _answer(solver: Solver, n: int, rules: Rules, objective: str) -> TablePlay:
+    """The play the solver's last turn left in its work arrays (``n`` meld rows after)."""
+    from sim.tiles import tile_name
+
     placed, freed, after = solver.work[7], solver.work[8], solver.work[9]
-    played = Rack.from_counts(placed.copy())
-    value = sum(int(placed[k]) * number_of(k) for k in range(KINDS)) + int(placed[JOKER]) * rules.joker_penalty
-    return TablePlay(value=value, tiles=len(played), played=played, melds=tuple(to_meld(r) for r in after[:n]),
-                     objective=objective,
-                     freed=tuple((tile_name(int(freed[1 + 2 * i])), tile_name(int(freed[2 + 2 * i])))
-                                 for i in range(int(freed[0]))))
+    value = int(placed[:KINDS] @ _NUMBERS) + int(placed[JOKER]) * rules.joker_penalty
+    return TablePlay(value, int(placed.sum()), placed.copy(), after[:n].copy(), objective,
+                     tuple((tile_name(int(freed[1 + 2 * i])), tile_name(int(freed[2 + 2 * i])))
+                           for i in range(int(freed[0]))))
+
+
+_NUMBERS = np.array([number_of(k) for k in range(KINDS)], dtype=np.int64)
+
+
+def table_plays(racks: np.ndarray, tables: np.ndarray, rules: Rules | str = "rummikub",
+                objective: str = "value") -> dict[str, np.ndarray]:
+    """:func:`table_play` on many positions at once, arrays in and arrays out (issue 26):
+    ``racks`` an int array ``(N, 53)`` of counts (jokers at 52), ``tables`` an int array
+    ``(N, M, 6)`` of meld rows (:mod:`sim.solver.layout`: ``kind, key, first, length,
+    colours, jokers``; a row of length 0 is no meld, and none follows it). Returns
+    ``value`` and ``tiles`` ``(N,)``, ``played`` ``(N, 53)`` (the rack tiles placed) and the
+    tables afterwards as ``melds`` ``(N, 64, 6)`` and ``rows`` ``(N,)``; the table as it was
+    where nothing is placed. A position with a meld that is not valid, or more copies of a
+    tile than the set holds, raises :class:`~sim.errors.NotationError` naming it.
+
+    >>> from sim.solver.layout import meld_row
+    >>> from sim.tiles import parse_meld, parse_rack
+    >>> racks = np.array([parse_rack("R4 B7 Y9").counts, parse_rack("Y9").counts])
+    >>> tables = np.zeros((2, 2, 6), dtype=np.int64)
+    >>> tables[0, 0], tables[0, 1] = meld_row(parse_meld("R1 R2 R3")), meld_row(parse_meld("B5 B6 J(B7)"))
+    >>> tables[1, 0] = meld_row(parse_meld("R1 R2 R3"))
+    >>> out = table_plays(racks, tables)
+    >>> out["value"].tolist(), out["tiles"].tolist(), out["rows"].tolist()
+    ([11, 0], [2, 0], [2, 1])
+    """
+    from sim.games.rummikub import FAMILY, TABLE_SOLVER
+    from sim.games.rummikub.tablecall import check_many, play_many
+    from sim.games.rummikub.tablesolver import OUT_ROWS
+    from sim.jit import prepare
+    from sim.solver.layout import F_LEN
+
+    rules = resolve_rules(rules)
+    if rules.family != "rummikub":
+        raise RulesError(f"table play is a Rummikub rule (K-PLAY-1); the rules given are {rules.name}, "
+                         f"of the {rules.family} family")
+    if objective not in OBJECTIVES:
+        raise RulesError(f"objective: must be value or tiles (got {objective!r})")
+    racks = np.asarray(racks)
+    tables = np.asarray(tables)
+    if racks.ndim != 2 or racks.shape[1] != COUNTS_LEN or racks.dtype.kind not in "iu":
+        raise NotationError(f"racks: an integer array of shape (N, {COUNTS_LEN}), got {racks.dtype} {racks.shape}")
+    if (tables.ndim != 3 or tables.shape[0] != racks.shape[0] or tables.shape[2] != MELD_FIELDS
+            or tables.dtype.kind not in "iu"):
+        raise NotationError(f"tables: an integer array of shape ({racks.shape[0]}, M, {MELD_FIELDS}) of meld rows, "
+                            f"got {tables.dtype} {tables.shape}")
+    if tables.shape[1] > OUT_ROWS:
+        raise NotationError(f"tables: at most {OUT_ROWS} melds a table, got room for {tables.shape[1]}")
+    racks = np.ascontiguousarray(racks, dtype=np.int64)
+    tables = np.ascontiguousarray(tables, dtype=np.int64)
+    filled = tables[:, :, F_LEN] > 0
+    ntables = filled.sum(axis=1).astype(np.int64)
+    gaps = np.flatnonzero(filled.any(axis=1) & (filled.argmin(axis=1) < ntables) & ~filled.all(axis=1))
+    if gaps.size:
+        raise NotationError(f"position {int(gaps[0])}: a meld row follows a row of length 0 (no meld)")
+    if not _SOLVER:
+        prepare(FAMILY.other_workload(TABLE_SOLVER))
+        _SOLVER.append(Solver())
+    solver = _SOLVER[0]
+    bad = check_many(racks, tables, ntables, rules.group_of_three_max_jokers, rules.wrap_runs, solver.read[2])
+    if bad >= 0:
+        _raise_for(int(bad), racks[bad], tables[bad, :ntables[bad]], rules)
+    n = racks.shape[0]
+    out = {"value": np.zeros(n, dtype=np.int64), "tiles": np.zeros(n, dtype=np.int64),
+           "played": np.zeros((n, COUNTS_LEN), dtype=np.int64),
+           "melds": np.zeros((n, OUT_ROWS, MELD_FIELDS), dtype=np.int64), "rows": np.zeros(n, dtype=np.int64)}
+    start = 0
+    while True:
+        start = play_many(racks, tables, ntables, OBJECTIVES.index(objective), rules.joker_penalty,
+                          rules.group_of_three_max_jokers, rules.wrap_runs, rules.locked_jokers,
+                          rules.joker_moves == "bound", solver.space, *solver.work, out["value"], out["tiles"],
+                          out["played"], out["melds"], out["rows"], start)
+        if start < 0:
+            return out
+        solver._grow()
+
+
+def _raise_for(i: int, rack: np.ndarray, rows: np.ndarray, rules: Rules) -> None:
+    """The error of position ``i`` of :func:`table_plays`, in :func:`table_play`'s words."""
+    if (rack < 0).any():
+        raise NotationError(f"position {i}: a rack cannot hold a negative count")
+    try:
+        melds = [to_meld(r) for r in rows]
+        if any(not 0 <= k < KINDS for m in melds for k in m.tiles):
+            raise ValueError("a colour or a number out of range")
+    except (ValueError, IndexError) as e:
+        raise NotationError(f"position {i}: a meld row is not a run or a group ({e})") from None
+    try:
+        table_play(Rack.from_counts(rack), melds, rules)
+    except NotationError as e:
+        raise NotationError(f"position {i}: {e}") from None
+    raise NotationError(f"position {i}: a meld row is not a valid run or group: {[str(m) for m in melds]}")

@@ -55,6 +55,7 @@ OPTIONS = 512  # melds one tile can be in
 OUT_ROWS = 64  # melds the arrangement may hold (the whole table)
 MEMO_BITS = 16  # the remembered positions to start with (2**16 slots, 4 MB)
 MAX_MEMO_BITS = 22  # grown by 4 each time a position needs more (up to 256 MB)
+CUT_BUDGET = 1 << 17  # positions one cut of the numbers may visit before the next is tried (wrap_runs)
 START_BITS = 12  # a solve starts in the first 2**12 slots (256 KB, in the core's cache), most
 # meet a few hundred positions; one that fills a quarter of them is given them all
 _NO_SLOT = -(1 << 40)  # a depth's memo slot is to be looked up again
@@ -106,7 +107,10 @@ STATS = _BEST_TOOK + DEPTH  # the counters: [memo entries, best path length, pos
 # play found by then returned and space[OVER_BUDGET] set to 1 (the caller clears it).
 BUDGET = STATS + 4
 OVER_BUDGET = STATS + 5
-_MEMO = STATS + 6
+# With wrap-around runs, the positions one cut of the numbers may visit before the next cut
+# is tried (see solve); new_space sets CUT_BUDGET, a test may set less.
+CUT_LIMIT = STATS + 6
+_MEMO = STATS + 7
 
 
 # The scratch of one solve by name, as the search reads it: the views of ``space`` above
@@ -127,6 +131,7 @@ def new_space(memo_bits: int) -> np.ndarray:
     slots = 1 << memo_bits
     space = np.zeros(_MEMO + slots * (KEY + 2), dtype=np.int64)
     space[_MEMO:_MEMO + slots * (KEY + 1)] = _EMPTY
+    space[CUT_LIMIT] = CUT_BUDGET
     return space
 
 
@@ -606,7 +611,7 @@ def _place_jokers(out, rows, jokers, cyclic):
 @kernel(I1, I1, I1, i64, i64, i64, boolean, i64, SCRATCH, I1, counted=False)
 def _begin(table, pins, rack, objective, joker_value, g3max, cyclic, shift, sc, placed_out):
     """Set a solve up: the counts left (rack tiles no meld can hold set aside), each kind's
-    weight (by its number before the tiles were turned by ``shift``, see :func:`_cut`), the
+    weight (by its number before the tiles were turned by ``shift``, see :func:`_cuts`), the
     table tiles that need a joker in ``needy``, the first position's ``key``; returns
     ``(needy tiles, weight of the rack left)``, -1 tiles when a table tile no meld can hold
     makes every table fail (jit-compiled)."""
@@ -972,35 +977,30 @@ def _search(sc, n_needy, rem, g3max, cyclic, best, placed_out):
     return best
 
 
-@kernel(I1, I1, I1, counted=False)
-def _cut(table, pins, rack):
-    """With wrap-around runs (K-VAR ``wrap_runs``), where the circle of numbers is cut: the
-    shift that makes the numbers either side of the cut the new 13 and 1 (0: between 13 and
-    1, as in the standard game). The search forms every run that crosses the cut whole
-    when it meets the cut's tiles first, and carries what those runs took from the far side
-    through every position after; where few runs can cross (a colour with few tiles either
-    side), positions met again are the same and the memo finds them. Measured on 1,948
-    positions of wrap-around rounds: positions visited, the median 218 at the 13-1 cut and
-    62 here, in all 16.3 million against 1.4 (jit-compiled)."""
-    best = -1
-    shift = 0
+@kernel(I1, I1, I1)
+def _cuts(table, pins, rack):
+    """With wrap-around runs (K-VAR ``wrap_runs``), where to cut the circle of numbers: the
+    shifts that make the numbers either side of a cut the new 13 and 1 (0: between 13 and
+    1, as in the standard game), the fewest runs crossing first. The search forms every
+    run that crosses the cut whole when it meets the cut's tiles first, and carries what
+    those runs took from the far side through every position after; where few runs can
+    cross (a colour with few tiles either side), positions met again are the same and the
+    memo finds them. Measured on 1,948 positions of wrap-around rounds: positions visited,
+    the median 218 at the 13-1 cut and 62 at the first cut here, in all 16.3 million
+    against 1.4 (jit-compiled)."""
+    score = np.empty(NUMBERS, dtype=np.int64)
     for sh in range(NUMBERS):
         a = (NUMBERS - 1 - sh) % NUMBERS  # the numbers (from 0) either side of the cut
         b = (NUMBERS - sh) % NUMBERS
-        score = 0
+        score[sh] = 0
         for c in range(COLOURS):
             k0 = c * NUMBERS
             ka, kb = k0 + a, k0 + b
             ka1, kb1 = k0 + (a - 1) % NUMBERS, k0 + (b + 1) % NUMBERS
-            here_a = table[ka] + pins[ka] + rack[ka]
-            here_b = table[kb] + pins[kb] + rack[kb]
             # the runs of three or more that may cross: a tile either side, one more beside
-            score += ((table[ka1] + pins[ka1] + rack[ka1] + 1) * here_a * here_b
-                      * (table[kb1] + pins[kb1] + rack[kb1] + 1))
-        if best < 0 or score < best:
-            best = score
-            shift = sh
-    return shift
+            score[sh] += ((table[ka1] + pins[ka1] + rack[ka1] + 1) * (table[ka] + pins[ka] + rack[ka])
+                          * (table[kb] + pins[kb] + rack[kb]) * (table[kb1] + pins[kb1] + rack[kb1] + 1))
+    return np.argsort(score, kind="mergesort")  # ties: the smaller shift first
 
 
 @kernel(I1, i64, I1, counted=False)
@@ -1041,7 +1041,7 @@ def solve(table, pins, rack, objective, joker_value, g3max, cyclic, floor, cut, 
     plays worth more than nothing), more when a caller already holds a play that good
     (the incumbent of a branch and bound over several solves); ``rows`` is -1 when there
     is none (weight ``floor``). ``cut``: with ``cyclic``, where the circle of numbers is
-    cut (-1: where :func:`_cut` finds best; a shift, to check that every cut agrees).
+    cut (-1: as :func:`_cuts` orders them; a shift, to check that every cut agrees).
     Weight -1: the tiles cannot form a table; -2: ``space`` remembers too few positions
     for this one, make a bigger one and solve again (jit-compiled)."""
     f = space[_F:_O]
@@ -1067,26 +1067,48 @@ def solve(table, pins, rack, objective, joker_value, g3max, cyclic, floor, cut, 
                  np.zeros(KEY, dtype=np.int64), np.zeros(DEPTH, dtype=np.int64), np.zeros(DEPTH, dtype=np.int64),
                  np.zeros(DEPTH, dtype=np.int64), np.zeros(KINDS, dtype=np.int64), np.zeros(KINDS, dtype=np.int64))
     # Wrap-around runs (K-VAR): the numbers turned so that the search starts where few runs
-    # cross (see _cut); the melds and the tiles placed are turned back at the end.
-    shift = 0 if not cyclic else _cut(table, pins, rack) if cut < 0 else cut
-    if shift:
-        turned = np.empty((3, KINDS + 1), dtype=np.int64)
-        _turn(table, shift, turned[0])
-        _turn(pins, shift, turned[1])
-        _turn(rack, shift, turned[2])
-        table, pins, rack = turned[0], turned[1], turned[2]
-    n_needy, rem = _begin(table, pins, rack, objective, joker_value, g3max, cyclic, shift, sc, placed_out)
-    if n_needy < 0:
-        return -1, 0  # a table tile no meld can hold
-    # the memo starts empty
-    for i in range(stats[0]):
-        memo[memo_used[i] * (KEY + 1) + KEY] = _EMPTY
-    stats[0] = 0
-    stats[1] = -1
-    stats[2] = 0
-    best = _search(sc, n_needy, rem, g3max, cyclic, max(np.int64(-1), floor), placed_out)
-    if best == -2:
-        return -2, 0  # a position bigger than the memory: the caller grows it
+    # cross (see _cuts); the melds and the tiles placed are turned back at the end. Should
+    # that cut's search pass CUT_BUDGET positions, the next cuts are tried in turn, the budget
+    # growing fourfold after each round of them: a bad first cut costs a few budgets, not
+    # minutes (a caller's own budget, BUDGET, still bounds each search).
+    if cyclic and cut < 0:
+        order = _cuts(table, pins, rack)
+    else:
+        order = np.full(1, cut if cyclic and cut > 0 else 0, dtype=np.int64)
+    caller = stats[4]
+    limit = space[CUT_LIMIT] if order.shape[0] > 1 else 0
+    turned = np.empty((3, KINDS + 1), dtype=np.int64)
+    attempt = 0
+    while True:
+        shift = order[attempt % order.shape[0]]
+        t, p, r = table, pins, rack
+        if shift:
+            _turn(table, shift, turned[0])
+            _turn(pins, shift, turned[1])
+            _turn(rack, shift, turned[2])
+            t, p, r = turned[0], turned[1], turned[2]
+        sc.key[:] = 0  # _begin adds the tiles in (a cut tried before left its last position)
+        n_needy, rem = _begin(t, p, r, objective, joker_value, g3max, cyclic, shift, sc, placed_out)
+        if n_needy < 0:
+            return -1, 0  # a table tile no meld can hold
+        # the memo starts empty
+        for i in range(stats[0]):
+            memo[memo_used[i] * (KEY + 1) + KEY] = _EMPTY
+        stats[0] = 0
+        stats[1] = -1
+        stats[2] = 0
+        stats[4] = caller if limit == 0 or (0 < caller <= limit) else limit
+        stats[5] = 0
+        best = _search(sc, n_needy, rem, g3max, cyclic, max(np.int64(-1), floor), placed_out)
+        stats[4] = caller
+        if best == -2:
+            return -2, 0  # a position bigger than the memory: the caller grows it
+        if stats[5] == 1 and limit > 0 and not 0 < caller <= limit:
+            attempt += 1  # past this cut's budget: the next cut
+            if attempt % order.shape[0] == 0:
+                limit *= 4
+            continue
+        break
     if stats[1] < 0:
         return max(np.int64(-1), floor), -1
     rows = _rows_of_path(best_path, best_took, stats[1], out)
