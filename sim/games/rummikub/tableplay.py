@@ -202,6 +202,24 @@ _NO_PINS = np.zeros(COUNTS_LEN, dtype=np.int64)
 _SOLVER: list[Solver] = []
 
 
+def _setup(rules: Rules | str, objective: str) -> tuple[Rules, Solver]:
+    """The rules checked for a table play (K-PLAY-1 is a Rummikub rule), the objective
+    checked, and the solver of this process, its kernels compiled or loaded the first time."""
+    from sim.games.rummikub import FAMILY, TABLE_SOLVER
+    from sim.jit import prepare
+
+    rules = resolve_rules(rules)
+    if rules.family != "rummikub":
+        raise RulesError(f"table play is a Rummikub rule (K-PLAY-1); the rules given are {rules.name}, "
+                         f"of the {rules.family} family")
+    if objective not in OBJECTIVES:
+        raise RulesError(f"objective: must be value or tiles (got {objective!r})")
+    if not _SOLVER:
+        prepare(FAMILY.other_workload(TABLE_SOLVER))
+        _SOLVER.append(Solver())
+    return rules, _SOLVER[0]
+
+
 def table_play(rack: Rack | str | np.ndarray, table: Iterable[str | Meld] | str, rules: Rules | str = "rummikub",
                objective: str = "value") -> TablePlay:
     """The best play of ``rack`` onto ``table`` under ``rules`` (K-PLAY-1): the most rack
@@ -213,22 +231,11 @@ def table_play(rack: Rack | str | np.ndarray, table: Iterable[str | Meld] | str,
     >>> p.value, str(p.played), p.freed
     (11, 'R4 B7', (('B7', 'B7'),))
     """
-    from sim.games.rummikub import FAMILY, TABLE_SOLVER
     from sim.games.rummikub.tablecall import NOT_READ
-    from sim.jit import prepare
     from sim.solver.layout import meld_row
     from sim.tiles import tile_name
 
-    rules = resolve_rules(rules)
-    if rules.family != "rummikub":
-        raise RulesError(f"table play is a Rummikub rule (K-PLAY-1); the rules given are {rules.name}, "
-                         f"of the {rules.family} family")
-    if objective not in OBJECTIVES:
-        raise RulesError(f"objective: must be value or tiles (got {objective!r})")
-    if not _SOLVER:
-        prepare(FAMILY.other_workload(TABLE_SOLVER))
-        _SOLVER.append(Solver())
-    solver = _SOLVER[0]
+    rules, solver = _setup(rules, objective)
     if isinstance(table, str) and isinstance(rack, str):
         # The quick path: read in the kernel, the answer built when it is read (issue 26)
         weight, n, _ = solver.play_text(table, rack, rules, OBJECTIVES.index(objective))
@@ -290,18 +297,11 @@ def table_plays(racks: np.ndarray, tables: np.ndarray, rules: Rules | str = "rum
     >>> out["value"].tolist(), out["tiles"].tolist(), out["rows"].tolist()
     ([11, 0], [2, 0], [2, 1])
     """
-    from sim.games.rummikub import FAMILY, TABLE_SOLVER
     from sim.games.rummikub.tablecall import check_many, play_many
     from sim.games.rummikub.tablesolver import OUT_ROWS
-    from sim.jit import prepare
     from sim.solver.layout import F_LEN
 
-    rules = resolve_rules(rules)
-    if rules.family != "rummikub":
-        raise RulesError(f"table play is a Rummikub rule (K-PLAY-1); the rules given are {rules.name}, "
-                         f"of the {rules.family} family")
-    if objective not in OBJECTIVES:
-        raise RulesError(f"objective: must be value or tiles (got {objective!r})")
+    rules, solver = _setup(rules, objective)
     racks = np.asarray(racks)
     tables = np.asarray(tables)
     if racks.ndim != 2 or racks.shape[1] != COUNTS_LEN or racks.dtype.kind not in "iu":
@@ -319,10 +319,6 @@ def table_plays(racks: np.ndarray, tables: np.ndarray, rules: Rules | str = "rum
     gaps = np.flatnonzero(filled.any(axis=1) & (filled.argmin(axis=1) < ntables) & ~filled.all(axis=1))
     if gaps.size:
         raise NotationError(f"position {int(gaps[0])}: a meld row follows a row of length 0 (no meld)")
-    if not _SOLVER:
-        prepare(FAMILY.other_workload(TABLE_SOLVER))
-        _SOLVER.append(Solver())
-    solver = _SOLVER[0]
     bad = check_many(racks, tables, ntables, rules.group_of_three_max_jokers, rules.wrap_runs, solver.read[2])
     if bad >= 0:
         _raise_for(int(bad), racks[bad], tables[bad, :ntables[bad]], rules)
