@@ -402,7 +402,7 @@ def new_round_space(n_states, players, set_jokers):
          np.zeros(COUNTS_LEN, dtype=np.int64), np.zeros((OUT_ROWS, MELD_FIELDS), dtype=np.int64),
          np.zeros((OUT_ROWS, MELD_FIELDS), dtype=np.int64), np.zeros(COUNTS_LEN, dtype=np.int64),
          np.zeros(FREED_LEN, dtype=np.int64), np.zeros((MAX_TABLE, MELD_FIELDS), dtype=np.int64)),
-        # ^ tableturn.WORK, as tableturn.new_work makes it in Python (this function is compiled)
+        # ^ tableturn.WORK, as tablecall.buffer_views makes it in Python (this function is compiled)
         full_deck(set_jokers),  # the round's tiles
         np.zeros(4, dtype=np.uint64),  # random words for the shuffle
     )

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from sim.games.rummikub.tablesolver import SPACE
-from sim.games.rummikub.tableturn import add_row, best_play
+from sim.games.rummikub.tablesolver import OUT_ROWS, SPACE
+from sim.games.rummikub.tableturn import FREED_LEN, add_row, best_play
 from sim.jit import I1, I2, I3, I8_1, boolean, i64, kernel
-from sim.solver.layout import F_COLOURS, F_FIRST, F_JOKERS, F_KEY, F_KIND, F_LEN, RUN, SET
+from sim.solver.layout import F_COLOURS, F_FIRST, F_JOKERS, F_KEY, F_KIND, F_LEN, MELD_FIELDS, RUN, SET
 from sim.tiles import COPIES, JOKER, KINDS, NUMBERS, SET_JOKERS
 
 
@@ -21,7 +21,7 @@ def play(rack, table, ntable, objective, joker_value, g3max, cyclic, locked, bou
          pins, out, best_rows, best_placed, freed, new_table):
     """:func:`.tableturn.best_play` called from Python (``sim.table_play``), for every rack
     tile (``use_jokers``) and no tile it must place, its work arrays passed one by one
-    (:data:`.tableturn.WORK`, :func:`.tableturn.new_work`) (jit-compiled)."""
+    (:data:`.tableturn.WORK`, :func:`buffer_views`) (jit-compiled)."""
     return best_play(rack, table, ntable, objective, joker_value, g3max, cyclic, locked, bound, ts,
                      (base, loose, r, placed, pins, out, best_rows, best_placed, freed, new_table), True, -1, 0)
 
@@ -202,19 +202,59 @@ def read_text(table_text, rack_text, g3max, cyclic, rows, rack, total):
     return melds
 
 
-@kernel(I8_1, I8_1, i64, i64, i64, boolean, boolean, boolean, SPACE, I1, I1, I1, I1, I1, I2, I2, I1, I1, I2, I2,
-        I1, I1, entry=True)
-def play_text(table_text, rack_text, objective, joker_value, g3max, cyclic, locked, bound, ts, base, loose, r,
-              placed, pins, out, best_rows, best_placed, freed, new_table, rows, rack, total):
-    """:func:`play` on a table and a rack given as text (:func:`read_text`): returns
-    ``(weight, rows after, melds read)``, the weight :data:`NOT_READ` when the text is
-    left to Python (jit-compiled)."""
+@kernel(I1, i64)
+def placed_value(placed, joker_value):
+    """``(value, tiles)`` of the rack tiles ``placed`` (a count vector): each tile at its
+    number, a joker at ``joker_value`` (K-END-1) (jit-compiled)."""
+    value = placed[KINDS] * joker_value
+    tiles = placed[KINDS]
+    for k in range(KINDS):
+        value += placed[k] * (k % NUMBERS + 1)
+        tiles += placed[k]
+    return value, tiles
+
+
+# play_text's arrays in one buffer: a call from Python types every array it is given, and
+# thirteen cost it about 8 us, half the solve. By offset: best_play's work arrays
+# (tableturn.WORK), then the melds read, the rack read and every tile (read_text).
+_N = KINDS + 1
+_ROWS = OUT_ROWS * MELD_FIELDS
+_AT = tuple(int(x) for x in np.cumsum((0, _N, _N, _N, _N, _N, _ROWS, _ROWS, _N, FREED_LEN, _ROWS, _ROWS, _N, _N)))
+BUFFER = _AT[-1]
+_SHAPED = (5, 6, 9, 10)  # the meld rows among them
+
+
+def buffer_views(buffer: np.ndarray) -> tuple[tuple, tuple]:
+    """The arrays of a :data:`BUFFER`-long buffer as :func:`play_text` sees them:
+    (best_play's work arrays, (melds read, rack read, every tile))."""
+    views = [buffer[_AT[i]:_AT[i + 1]] for i in range(len(_AT) - 1)]
+    for i in _SHAPED:
+        views[i] = views[i].reshape(OUT_ROWS, MELD_FIELDS)
+    return tuple(views[:10]), tuple(views[10:])
+
+
+@kernel(I8_1, I8_1, i64, i64, i64, boolean, boolean, boolean, SPACE, I1, entry=True)
+def play_text(table_text, rack_text, objective, joker_value, g3max, cyclic, locked, bound, ts, buffer):
+    """:func:`play` on a table and a rack given as text (:func:`read_text`), its arrays in
+    ``buffer`` (:func:`buffer_views`): returns
+    ``(weight, rows after, value, tiles)``, the value and tiles placed as
+    :func:`placed_value` counts them, the weight :data:`NOT_READ` when the text is left to
+    Python (jit-compiled)."""
+    base, loose, r, placed, pins = (buffer[_AT[0]:_AT[1]], buffer[_AT[1]:_AT[2]], buffer[_AT[2]:_AT[3]],
+                                    buffer[_AT[3]:_AT[4]], buffer[_AT[4]:_AT[5]])
+    out = buffer[_AT[5]:_AT[6]].reshape((OUT_ROWS, MELD_FIELDS))
+    best_rows = buffer[_AT[6]:_AT[7]].reshape((OUT_ROWS, MELD_FIELDS))
+    best_placed, freed = buffer[_AT[7]:_AT[8]], buffer[_AT[8]:_AT[9]]
+    new_table = buffer[_AT[9]:_AT[10]].reshape((OUT_ROWS, MELD_FIELDS))
+    rows = buffer[_AT[10]:_AT[11]].reshape((OUT_ROWS, MELD_FIELDS))
+    rack, total = buffer[_AT[11]:_AT[12]], buffer[_AT[12]:_AT[13]]
     melds = read_text(table_text, rack_text, g3max, cyclic, rows, rack, total)
     if melds < 0:
-        return np.int64(NOT_READ), 0, 0
+        return np.int64(NOT_READ), 0, 0, 0
     w, n = best_play(rack, rows, melds, objective, joker_value, g3max, cyclic, locked, bound, ts,
                      (base, loose, r, placed, pins, out, best_rows, best_placed, freed, new_table), True, -1, 0)
-    return w, n, melds
+    value, tiles = placed_value(best_placed, joker_value)
+    return w, n, value, tiles
 
 
 # --- many positions at once (sim.table_plays) -------------------------------------------------------
@@ -294,15 +334,9 @@ def play_many(racks, tables, ntables, objective, joker_value, g3max, cyclic, loc
                 for f in range(after.shape[2]):
                     after[i, m, f] = tables[i, m, f]
             continue
-        value = best_placed[KINDS] * joker_value
-        count = 0
         for k in range(KINDS + 1):
             played[i, k] = best_placed[k]
-            count += best_placed[k]
-            if k < KINDS:
-                value += best_placed[k] * (k % NUMBERS + 1)
-        values[i] = value
-        tiles[i] = count
+        values[i], tiles[i] = placed_value(best_placed, joker_value)
         nafter[i] = n
         for m in range(n):
             for f in range(after.shape[2]):

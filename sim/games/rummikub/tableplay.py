@@ -16,10 +16,23 @@ import numpy as np
 
 from sim.errors import NotationError, RulesError
 from sim.games import resolve_rules
+from sim.games.rummikub.tablecall import NOT_READ
 from sim.melds import check_meld
 from sim.rules import Rules
-from sim.solver.layout import MELD_FIELDS, to_meld
-from sim.tiles import COPIES, COUNTS_LEN, JOKER, KINDS, SET_JOKERS, Meld, Rack, as_counts, number_of, parse_meld
+from sim.solver.layout import MELD_FIELDS, meld_row, to_meld
+from sim.tiles import (
+    COPIES,
+    COUNTS_LEN,
+    JOKER,
+    KINDS,
+    SET_JOKERS,
+    Meld,
+    Rack,
+    as_counts,
+    number_of,
+    parse_meld,
+    tile_name,
+)
 
 OBJECTIVES = ("value", "tiles")
 
@@ -130,16 +143,16 @@ class Solver:
 
     def __init__(self, memo_bits: int | None = None):
         from sim.games.rummikub import tablesolver as table
-        from sim.games.rummikub.tableturn import new_work
+        from sim.games.rummikub.tablecall import BUFFER, buffer_views
 
         self.memo_bits = memo_bits or table.MEMO_BITS
         self.space = table.new_space(self.memo_bits)
         self.out = np.zeros((table.OUT_ROWS, MELD_FIELDS), dtype=np.int64)
         self.placed = np.zeros(COUNTS_LEN, dtype=np.int64)
-        self.work = new_work()
-        # the table and rack read from text (play_text): meld rows, rack counts, all tiles
-        self.read = (np.zeros((table.OUT_ROWS, MELD_FIELDS), dtype=np.int64),
-                     np.zeros(COUNTS_LEN, dtype=np.int64), np.zeros(COUNTS_LEN, dtype=np.int64))
+        # best_play's work arrays, and the table and rack read from text (play_text: meld
+        # rows, rack counts, all tiles), in one buffer that play_text takes whole
+        self.buffer = np.zeros(BUFFER, dtype=np.int64)
+        self.work, self.read = buffer_views(self.buffer)
 
     def _grow(self) -> None:
         from sim.games.rummikub import tablesolver as table
@@ -180,21 +193,21 @@ class Solver:
             self._grow()
 
 
-    def play_text(self, table: str, rack: str, rules: Rules, objective: int) -> tuple[int, int, int]:
+    def play_text(self, table: str, rack: str, rules: Rules, objective: int) -> tuple[int, int, int, int]:
         """:meth:`play` on a table and a rack as text, read in the kernel
-        (:func:`sim.games.rummikub.tablecall.play_text`): ``(weight, rows, melds read)``, the
-        melds read in ``read[0]`` and the rack in ``read[1]``; weight ``NOT_READ`` when the
-        text is left to Python (:func:`read_table`), which names any fault."""
+        (:func:`sim.games.rummikub.tablecall.play_text`): ``(weight, rows, value, tiles)``,
+        the melds read in ``read[0]`` and the rack in ``read[1]``; weight ``NOT_READ`` when
+        the text is left to Python (:func:`read_table`), which names any fault."""
         from sim.games.rummikub.tablecall import play_text
 
         table_text = np.frombuffer(bytearray(table.encode()), dtype=np.int8)  # writable: the kernel's type
         rack_text = np.frombuffer(bytearray(rack.encode()), dtype=np.int8)
         while True:
-            weight, n, melds = play_text(table_text, rack_text, objective, rules.joker_penalty,
-                                         rules.group_of_three_max_jokers, rules.wrap_runs, rules.locked_jokers,
-                                         rules.joker_moves == "bound", self.space, *self.work, *self.read)
+            weight, n, value, tiles = play_text(table_text, rack_text, objective, rules.joker_penalty,
+                                                rules.group_of_three_max_jokers, rules.wrap_runs, rules.locked_jokers,
+                                                rules.joker_moves == "bound", self.space, self.buffer)
             if weight != -2:
-                return int(weight), int(n), int(melds)
+                return int(weight), int(n), int(value), int(tiles)
             self._grow()
 
 
@@ -205,9 +218,6 @@ _SOLVER: list[Solver] = []
 def _setup(rules: Rules | str, objective: str) -> tuple[Rules, Solver]:
     """The rules checked for a table play (K-PLAY-1 is a Rummikub rule), the objective
     checked, and the solver of this process, its kernels compiled or loaded the first time."""
-    from sim.games.rummikub import FAMILY, TABLE_SOLVER
-    from sim.jit import prepare
-
     rules = resolve_rules(rules)
     if rules.family != "rummikub":
         raise RulesError(f"table play is a Rummikub rule (K-PLAY-1); the rules given are {rules.name}, "
@@ -215,6 +225,9 @@ def _setup(rules: Rules | str, objective: str) -> tuple[Rules, Solver]:
     if objective not in OBJECTIVES:
         raise RulesError(f"objective: must be value or tiles (got {objective!r})")
     if not _SOLVER:
+        from sim.games.rummikub import FAMILY, TABLE_SOLVER
+        from sim.jit import prepare
+
         prepare(FAMILY.other_workload(TABLE_SOLVER))
         _SOLVER.append(Solver())
     return rules, _SOLVER[0]
@@ -231,18 +244,14 @@ def table_play(rack: Rack | str | np.ndarray, table: Iterable[str | Meld] | str,
     >>> p.value, str(p.played), p.freed
     (11, 'R4 B7', (('B7', 'B7'),))
     """
-    from sim.games.rummikub.tablecall import NOT_READ
-    from sim.solver.layout import meld_row
-    from sim.tiles import tile_name
-
     rules, solver = _setup(rules, objective)
     if isinstance(table, str) and isinstance(rack, str):
         # The quick path: read in the kernel, the answer built when it is read (issue 26)
-        weight, n, _ = solver.play_text(table, rack, rules, OBJECTIVES.index(objective))
+        weight, n, value, tiles = solver.play_text(table, rack, rules, OBJECTIVES.index(objective))
         if weight != NOT_READ:
             if weight <= 0:  # nothing to place: the table stands, as written
                 return TablePlay(0, 0, _NOTHING, lambda: read_table(table, rules), objective)
-            return _answer(solver, n, rules, objective)
+            return _answer(solver, n, objective, value, tiles)
     rack_counts = as_counts(rack)
     melds = read_table(table, rules)
     total = rack_counts + table_counts(melds)
@@ -256,21 +265,23 @@ def table_play(rack: Rack | str | np.ndarray, table: Iterable[str | Meld] | str,
     weight, n = solver.play(np.ascontiguousarray(rack_counts, dtype=np.int64), rows, rules, OBJECTIVES.index(objective))
     if weight <= 0:  # nothing to place: the table stands
         return TablePlay(0, 0, _NOTHING, tuple(melds), objective)
-    return _answer(solver, n, rules, objective)
+    placed = solver.work[7]
+    value = int(placed[:KINDS] @ _NUMBERS) + int(placed[JOKER]) * rules.joker_penalty
+    return _answer(solver, n, objective, value, int(placed.sum()))
 
 
 _NOTHING = np.zeros(COUNTS_LEN, dtype=np.int64)
 
 
-def _answer(solver: Solver, n: int, rules: Rules, objective: str) -> TablePlay:
-    """The play the solver's last turn left in its work arrays (``n`` meld rows after)."""
-    from sim.tiles import tile_name
-
+def _answer(solver: Solver, n: int, objective: str, value: int, tiles: int) -> TablePlay:
+    """The play the solver's last turn left in its work arrays (``n`` meld rows after),
+    worth ``value`` and placing ``tiles``."""
     placed, freed, after = solver.work[7], solver.work[8], solver.work[9]
-    value = int(placed[:KINDS] @ _NUMBERS) + int(placed[JOKER]) * rules.joker_penalty
-    return TablePlay(value, int(placed.sum()), placed.copy(), after[:n].copy(), objective,
-                     tuple((tile_name(int(freed[1 + 2 * i])), tile_name(int(freed[2 + 2 * i])))
-                           for i in range(int(freed[0]))))
+    jokers = ()
+    if freed[0]:
+        jokers = tuple((tile_name(int(freed[1 + 2 * i])), tile_name(int(freed[2 + 2 * i])))
+                       for i in range(int(freed[0])))
+    return TablePlay(value, tiles, placed.copy(), after[:n].copy(), objective, jokers)
 
 
 _NUMBERS = np.array([number_of(k) for k in range(KINDS)], dtype=np.int64)

@@ -32,7 +32,7 @@ from sim.jit import I1, I2, boolean, copy_row, copy_rows, i64, kernel, tuple_of
 from sim.solver.layout import F_COLOURS, F_FIRST, F_JOKERS, F_KEY, F_KIND, F_LEN, SET
 from sim.tiles import JOKER, KINDS, NUMBERS
 
-# Work arrays of one play (see new_work): the table's loose tiles (the melds that may be
+# Work arrays of one play (made in Python by tablecall.buffer_views): the table's loose tiles (the melds that may be
 # rebuilt), the same for one choice of freeing, the rack searched, the tiles placed, the
 # bound jokers by tile, the solver's melds, the best play's melds, its rack tiles and its
 # freed jokers (``[count, tile, by, tile, by]``), and the table rebuilt.
@@ -236,19 +236,3 @@ def best_play(rack, table, ntable, objective, joker_value, g3max, cyclic, locked
         m += 1
     copy_rows(new_table[m:m + best_n], best_rows[:best_n])
     return best, m + best_n
-
-
-def new_work() -> tuple:
-    """The work arrays of :func:`best_play` (see :data:`WORK`)."""
-    from sim.games.rummikub.tablesolver import OUT_ROWS
-    from sim.solver.layout import MELD_FIELDS
-    from sim.tiles import COUNTS_LEN
-
-    def counts():
-        return np.zeros(COUNTS_LEN, dtype=np.int64)
-
-    def rows():
-        return np.zeros((OUT_ROWS, MELD_FIELDS), dtype=np.int64)
-
-    return (counts(), counts(), counts(), counts(), counts(), rows(), rows(), counts(),
-            np.zeros(FREED_LEN, dtype=np.int64), rows())
