@@ -371,7 +371,7 @@ WRAP_POSITIONS = json.loads((Path(__file__).parent / "data" / "wrap_positions.js
 def test_k_var_wrap_runs_every_cut_of_the_numbers_gives_the_same_best_play(position):
     """With wrap-around runs the solver cuts the circle of numbers where few runs cross
     (tablesolver._cuts). On the positions of simulated wrap-around rounds that were slowest
-    when it always cut between 13 and 1 (up to 227,000 positions visited), the best value
+    when it always cut between 13 and 1 (up to 1.3 million positions visited), the best value
     and the most tiles are the same from all 13 cuts, and from the cuts tried in turn when
     each search may visit only a few positions; the play ``sim.table_play`` returns is
     valid and checked by the referee."""
@@ -531,3 +531,24 @@ def _set(a, index, value):
     a = a.copy()
     a[index] = value
     return a
+
+
+def test_a_spent_budget_stays_said_through_later_solves():
+    """The expert bounds each solve (tablesolver.BUDGET) and reads OVER_BUDGET after a
+    turn of several solves: a later solve within its budget must not clear it, or a turn
+    cut short would read as 'no play exists'."""
+    from sim.games.rummikub.tableplay import Solver, read_table, table_counts
+    from sim.games.rummikub.tablesolver import BUDGET, OVER_BUDGET
+    from sim.tiles import parse_rack
+
+    rules = VARIANTS["wrap_runs"]
+    sim.table_play("R1", "R2 R3 R4", rules)  # the kernels compiled in order
+    solver = Solver()
+    solver.space[BUDGET] = 5
+    big = WRAP_POSITIONS[1]  # 6,188 positions visited at the solver's cut
+    table, pins = table_counts(read_table(big["table"], rules), bound=True)
+    solver.run(table, np.asarray(parse_rack(big["rack"]).counts, dtype=np.int64), rules, 0, pins=pins)
+    assert solver.space[OVER_BUDGET] == 1
+    table, pins = table_counts(read_table("R2 R3 R4", rules), bound=True)
+    solver.run(table, np.asarray(parse_rack("R1").counts, dtype=np.int64), rules, 0, pins=pins)
+    assert solver.space[OVER_BUDGET] == 1

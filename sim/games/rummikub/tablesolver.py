@@ -1076,6 +1076,7 @@ def solve(table, pins, rack, objective, joker_value, g3max, cyclic, floor, cut, 
     else:
         order = np.full(1, cut if cyclic and cut > 0 else 0, dtype=np.int64)
     caller = stats[4]
+    spent = stats[5]  # a caller's budget spent by an earlier solve stays said (OVER_BUDGET)
     limit = space[CUT_LIMIT] if order.shape[0] > 1 else 0
     turned = np.empty((3, KINDS + 1), dtype=np.int64)
     attempt = 0
@@ -1109,6 +1110,7 @@ def solve(table, pins, rack, objective, joker_value, g3max, cyclic, floor, cut, 
                 limit *= 4
             continue
         break
+    stats[5] |= spent
     if stats[1] < 0:
         return max(np.int64(-1), floor), -1
     rows = _rows_of_path(best_path, best_took, stats[1], out)
