@@ -370,8 +370,8 @@ WRAP_POSITIONS = json.loads((Path(__file__).parent / "data" / "wrap_positions.js
 @pytest.mark.parametrize("position", WRAP_POSITIONS, ids=[p["rack"] for p in WRAP_POSITIONS])
 def test_k_var_wrap_runs_every_cut_of_the_numbers_gives_the_same_best_play(position):
     """With wrap-around runs the solver cuts the circle of numbers where few runs cross
-    (tablesolver._cuts). On the positions of simulated wrap-around rounds that were slowest
-    when it always cut between 13 and 1 (up to 1.3 million positions visited), the best value
+    (tablesolver._cuts). On positions of simulated wrap-around rounds, some of them among the
+    slowest when it always cut between 13 and 1 (up to 1.3 million positions visited), the best value
     and the most tiles are the same from all 13 cuts, and from the cuts tried in turn when
     each search may visit only a few positions; the play ``sim.table_play`` returns is
     valid and checked by the referee."""
