@@ -42,7 +42,7 @@ def a_set(text):
 
 
 def turn(hands, drawn, pile="", table=(), policies=("expert",), seat=0, takes=None, laid=None, rules=None,
-         stock=20, totals=None):
+         stock=20, totals=None, took=None):
     """Seat ``seat``'s turn from the position given (hands as text, one per seat; the pile's
     top last; table meld rows): its actions as ``(action, card)`` pairs (card: the card drawn,
     laid off or thrown; for a draw, ``"pile"`` or ``"stock"`` second)."""
@@ -57,9 +57,14 @@ def turn(hands, drawn, pile="", table=(), policies=("expert",), seat=0, takes=No
     pile_row = np.zeros(52 * rules.decks, dtype=np.int64)
     pile_row[:len(pile_cards)] = pile_cards
     take_row = np.array([-1 if t is None else parse_card(t) for t in (takes or [None] * players)], dtype=np.int64)
+    # every card each seat took this hand: ``took`` (text, one per seat), else the last take
+    took_rows = np.zeros((players, 52), dtype=np.int64)
+    for p, cards in enumerate(took or [t or "" for t in (takes or [None] * players)]):
+        for c in cards.split():
+            took_rows[p, parse_card(c)] += 1
     ev = np.zeros((64, e.EV_FIELDS), dtype=np.int64)
     n = e.play_one_turn(rules_params(rules), expert_tune(EXPERT_PARAMS, players), policy_codes(list(policies), players),
-                        hand_rows, rows, len(table), pile_row, len(pile_cards), take_row,
+                        hand_rows, rows, len(table), pile_row, len(pile_cards), take_row, took_rows,
                         np.array(laid or [0] * players, dtype=np.int64),
                         np.array(totals or [0] * players, dtype=np.int64), seat, parse_card(drawn), stock, ev)
     out = []
@@ -128,6 +133,18 @@ def test_the_expert_does_not_feed_the_next_player_s_visible_collection():
     assert thrown(turn([hand, OTHER], "5S", policies=("expert", "greedy"))) == "7S"
 
 
+def test_the_expert_does_not_throw_the_card_between_two_the_next_player_took():
+    """The next player took JD and KD from the pile this hand, and neither has come back to
+    view: the QD would make it a run (C-MELD-1). The expert throws the 7C instead, as it does
+    not when it saw nothing taken, or only the KD (then the JD is only one of the unseen cards
+    that next player may hold: ``danger`` counts its share)."""
+    hand, other = "2S 3S 4S 6H QD", "JD KD 2H 3C 5C 8H JC 9C 10H"
+    seen = turn([hand, other], "7C", takes=[None, "KD"], took=["", "JD KD"], policies=("expert", "greedy"))
+    assert thrown(seen) == "7C"
+    assert thrown(turn([hand, other], "7C", policies=("expert", "greedy"))) == "QD"
+    assert thrown(turn([hand, other], "7C", takes=[None, "KD"], policies=("expert", "greedy"))) == "QD"
+
+
 # --- the information-set property ------------------------------------------------------------
 
 
@@ -166,9 +183,12 @@ def positions(draw):
     for n in sizes:
         redealt.append(list(shuffled[i:i + n]))
         i += n
-    takes = [None] + [draw(st.sampled_from([None, *map(card_name, hand)])) for hand in others]
+    # what each was seen to take from the pile this hand (the last one: ``takes``)
+    took = [[]] + [draw(st.lists(st.sampled_from(list(map(card_name, hand))), max_size=2, unique=True))
+                   for hand in others]
+    takes = [t[-1] if t else None for t in took]
     laid = [draw(st.integers(0, 1)) for _ in range(players)]
-    return players, own, pile, drawn, others, redealt, table, takes, laid
+    return players, own, pile, drawn, others, redealt, table, takes, [" ".join(t) for t in took], laid
 
 
 def _text(cards):
@@ -179,14 +199,15 @@ def _text(cards):
 @settings(max_examples=150, deadline=None)
 def test_the_expert_decides_from_its_seat_s_view_only(position):
     """Issue 27: re-deal the cards the seat has not seen (the other hands, keeping their
-    sizes, and what each was seen to take) and the expert's turn is the same: take or draw,
+    sizes, and what each was seen to take: the last card and every card this hand) and the
+    expert's turn is the same: take or draw,
     lay down or hold, what it throws."""
-    players, own, pile, drawn, others, redealt, table, takes, laid = position
+    players, own, pile, drawn, others, redealt, table, takes, took, laid = position
     rules = CARDS.replace(players=players)
 
     def play(hands):
         return turn([_text(own), *map(_text, hands)], card_name(drawn), pile=_text(pile), table=table,
-                    takes=takes, laid=laid, rules=rules)
+                    takes=takes, took=took, laid=laid, rules=rules)
 
     assert play(others) == play(redealt)
 

@@ -116,10 +116,11 @@ SETUP = record_of(Setup, i64, I1, I1, I2, F2)
 # The hand in play, allocated once per chunk: the deck in dealing order, the hands (count
 # vectors), the table's melds, the discard pile, each seat's state (S_*), the hand
 # solver's arrangements and result, the discard choice's scratch, the last card each seat
-# took from the pile (-1: none this hand), the cards each seat threw this hand (counts), and
-# scratch for a seat's view (what it has not seen, every seat's number of cards).
-HandState = namedtuple("HandState", "deck hands table pile seats paths result kept takes thrown unseen sizes")
-HAND_STATE = record_of(HandState, I1, I2, I2, I1, I2, I3, I1, I1, I1, I2, I1, I1)
+# took from the pile (-1: none this hand), the cards each seat took from it and the cards
+# each seat threw this hand (counts), and scratch for a seat's view (what it has not
+# seen, every seat's number of cards).
+HandState = namedtuple("HandState", "deck hands table pile seats paths result kept takes took thrown unseen sizes")
+HAND_STATE = record_of(HandState, I1, I2, I2, I1, I2, I3, I1, I1, I1, I2, I2, I1, I1)
 # The trace: one row per action (EV_*), the hands at each hand's end, the counters (G_*),
 # and whether the chunk is traced at all.
 Trace = namedtuple("Trace", "ev ends g tracing")
@@ -335,7 +336,15 @@ def _deal(setup, hs, match_id, hand, dealer):
     hs.pile[0] = deck[size * players]
     seats[:, :] = 0
     hs.takes[:] = -1
+    hs.took[:, :] = 0
     hs.thrown[:, :] = 0
+
+
+@kernel(SETUP, HAND_STATE, I1, i64, i64, i64, i64, counted=False)
+def _view(setup, hs, totals, seat, nt, npile, stock_left):
+    """Seat ``seat``'s view of the hand in play (:func:`.view.seat_view`) (jit-compiled)."""
+    return seat_view(seat, hs.hands, hs.table, nt, hs.pile, npile, hs.takes, hs.took, totals, stock_left,
+                     setup.rp[RP_DECKS], hs.unseen, hs.sizes)
 
 
 @kernel(SETUP, HAND_STATE, I1, i64, i64, i64, i64, i64, counted=False)
@@ -346,8 +355,7 @@ def _expert_takes(setup, hs, totals, seat, nt, npile, stock_left, top):
     rp, tune = setup.rp, setup.tune[seat]
     players = rp[RP_PLAYERS]
     h, table, paths, result, left = hs.hands[seat], hs.table, hs.paths, hs.result, hs.kept
-    v = seat_view(seat, hs.hands, table, nt, hs.pile, npile, hs.takes, totals, stock_left, rp[RP_DECKS], hs.unseen,
-                  hs.sizes)
+    v = _view(setup, hs, totals, seat, nt, npile, stock_left)
     close = is_close(v, rp[RP_PARTNERS], tune, players)
     after = (seat + 1) % players
     forbid = -1 if h[top] > 0 else top  # C-TURN-1, two decks: the twin held may be discarded
@@ -396,6 +404,7 @@ def _draw(setup, hs, tr, totals, hand, seat, turn, nt, npile, stock):
         npile -= 1
         card, forbid = top, (-1 if h[top] > 0 else top)
         hs.takes[seat] = top
+        hs.took[seat, top] += 1
     else:
         card, forbid = hs.deck[stock], -1
         stock += 1
@@ -445,15 +454,13 @@ def _expert_turn(setup, hs, tr, totals, hand, seat, turn, nt, forbid, npile, sto
     rp, tune = setup.rp, setup.tune[seat]
     players = rp[RP_PLAYERS]
     h, table, paths, result, seats, left = hs.hands[seat], hs.table, hs.paths, hs.result, hs.seats, hs.kept
-    v = seat_view(seat, hs.hands, table, nt, hs.pile, npile, hs.takes, totals, stock_left, rp[RP_DECKS], hs.unseen,
-                  hs.sizes)
+    v = _view(setup, hs, totals, seat, nt, npile, stock_left)
     if result[R_BEST] > 0 and expert_lays(v, result[R_BEST], seats[seat, S_ANY] == 1, players, rp[RP_TARGET],
                                           rp[RP_PARTNERS], rp[RP_RUMMY], tune):
         nt, placed = _lay_down(h, table, nt, paths[1], result[R_BEST_STEPS], tr, hand, seat, turn)
         seats[seat, S_MELDED] += placed
         seats[seat, S_ANY] = 1
-        v = seat_view(seat, hs.hands, table, nt, hs.pile, npile, hs.takes, totals, stock_left, rp[RP_DECKS],
-                      hs.unseen, hs.sizes)
+        v = _view(setup, hs, totals, seat, nt, npile, stock_left)
     leaves(paths[1], result[R_BEST_STEPS], left)
     throw = expert_discard(v, left, forbid, (seat + 1) % players, is_close(v, rp[RP_PARTNERS], tune, players), tune)
     _throw(hs, tr, hand, seat, turn, throw, npile)
@@ -548,6 +555,7 @@ def play_matches(seed, start, count, rp, policies, fixed, tune, ev, ends, tracin
     pile = np.empty(CARDS * decks, dtype=np.int64)
     kept = np.zeros(CARDS, dtype=np.int64)  # scratch of the discard choice
     takes = np.full(players, -1, dtype=np.int64)
+    took = np.zeros((players, CARDS), dtype=np.int64)
     thrown = np.zeros((players, CARDS), dtype=np.int64)
     unseen = np.zeros(CARDS, dtype=np.int64)
     sizes = np.zeros(players, dtype=np.int64)
@@ -558,7 +566,7 @@ def play_matches(seed, start, count, rp, policies, fixed, tune, ev, ends, tracin
     paths = np.zeros((3, STEPS, 4), dtype=np.int64)
     result = np.zeros(R_LEN, dtype=np.int64)
     setup = Setup(seed, rp, policies, fixed, tune)
-    hs = HandState(deck, hands, table, pile, seats, paths, result, kept, takes, thrown, unseen, sizes)
+    hs = HandState(deck, hands, table, pile, seats, paths, result, kept, takes, took, thrown, unseen, sizes)
     tr = Trace(ev, ends, g, tracing)
     for i in range(count):
         m = start + i
@@ -609,11 +617,12 @@ def play_matches(seed, start, count, rp, policies, fixed, tune, ev, ends, tracin
     return count
 
 
-@kernel(I1, F2, I1, I2, I2, i64, I1, i64, I1, I1, I1, i64, i64, i64, I2, entry=True)
-def play_one_turn(rp, tune, policies, hands, table, nt, pile, npile, takes, laid, totals, seat, drawn, stock, ev):
+@kernel(I1, F2, I1, I2, I2, i64, I1, i64, I1, I2, I1, I1, i64, i64, i64, I2, entry=True)
+def play_one_turn(rp, tune, policies, hands, table, nt, pile, npile, takes, took, laid, totals, seat, drawn, stock, ev):
     """Play seat ``seat``'s turn from a given position, with the trace on (for worked positions
     and the information-set property): ``hands``, the ``nt`` table melds, the ``npile`` cards
-    of the pile (its top last), the last card each seat took (``takes``), whether each seat
+    of the pile (its top last), the last card each seat took (``takes``) and every card each
+    took this hand (``took``, counts), whether each seat
     has laid anything down this hand (``laid``) and the match ``totals``; the stock's top card
     is ``drawn`` and ``stock`` cards lie under it.
     The arrays are played on; the turn's actions go to ``ev`` (``EV_*`` rows); returns their
@@ -625,7 +634,7 @@ def play_one_turn(rp, tune, policies, hands, table, nt, pile, npile, takes, laid
     for p in range(players):
         seats[p, S_ANY] = laid[p]
     hs = HandState(deck, hands, table, pile, seats, np.zeros((3, STEPS, 4), dtype=np.int64),
-                   np.zeros(R_LEN, dtype=np.int64), np.zeros(CARDS, dtype=np.int64), takes,
+                   np.zeros(R_LEN, dtype=np.int64), np.zeros(CARDS, dtype=np.int64), takes, took,
                    np.zeros((players, CARDS), dtype=np.int64), np.zeros(CARDS, dtype=np.int64),
                    np.zeros(players, dtype=np.int64))
     g = np.zeros(G_LEN, dtype=np.int64)

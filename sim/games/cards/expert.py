@@ -11,8 +11,14 @@ worth nothing; a lone card counts for the pairs of unseen cards that would meld 
 a little (``far``). Against its worth a card costs its points (C-SCORE-1: they go to
 whoever goes out), the more so once an opponent is close to going out (``close``). The
 discard is the card worth least, less what throwing it gives away: a card that lays off
-on a table meld (``feed``), or one near the card the next player last took from the pile
-(``watch``: the same rank, or the same suit within two: it is collecting those).
+on a table meld (``feed``), one near the card the next player last took from the pile
+(``watch``: the same rank, or the same suit within two; 0 by default, as ``danger`` says it
+better), and one the next player could meld (``danger``): the chance that it holds two
+cards making a set or a run of three with it, summed over those pairs, each card held for
+certain if the seat saw it taken from the pile and not since laid down or thrown, never if
+it lies in view, else with the next player's share of the unseen cards. A player takes
+from the pile what it can meld, and in a two-player hand, where the first to go rummy
+usually wins the match, about half the outs take the last card from the other's discard.
 
 The discard on the pile is taken when it lets the hand go out (C-OUT-1), or when the hand
 with it, after its best throw, is worth more than the hand now plus what a stock card
@@ -43,6 +49,7 @@ X_POINTS_CLOSE = param_index(EXPERT_PARAMS, "points_close")
 X_CLOSE = param_index(EXPERT_PARAMS, "close")
 X_FEED = param_index(EXPERT_PARAMS, "feed")
 X_WATCH = param_index(EXPERT_PARAMS, "watch")
+X_DANGER = param_index(EXPERT_PARAMS, "danger")
 X_MELD = param_index(EXPERT_PARAMS, "meld")
 X_TAKE = param_index(EXPERT_PARAMS, "take")
 X_HOLD_CARDS = param_index(EXPERT_PARAMS, "hold_cards")
@@ -103,6 +110,46 @@ def card_worth(v, left, c, tune):
     return tune[X_NEAR] * near + tune[X_FAR] * far
 
 
+@kernel(VIEW, i64, i64)
+def held_chance(v, o, c):
+    """The chance that seat ``o`` holds card ``c``, from the seat's view: 1 for a card it took
+    from the pile and has not laid down or thrown since, 0 for a card seen elsewhere, else
+    its share of the cards unseen (jit-compiled)."""
+    if v.unseen[c] == 0:
+        return 0.0
+    if v.took[o, c] > 0:
+        return 1.0
+    known, unseen = 0, 0
+    for k in range(CARDS):
+        unseen += v.unseen[k]
+        if v.took[o, k] > 0 and v.unseen[k] > 0:
+            known += 1
+    if unseen <= known:
+        return 0.0
+    return (v.sizes[o] - known) / (unseen - known)
+
+
+@kernel(VIEW, i64, i64)
+def danger(v, c, o):
+    """The chance that seat ``o`` holds two cards that make a meld with card ``c`` (a set of
+    its rank, or a run of three through it; C-MELD-1), from :func:`held_chance` of each,
+    summed over the pairs (jit-compiled)."""
+    suit, rank = c // RANKS, c % RANKS + 1
+    d, single, total = 0.0, 0.0, 0.0
+    for s in range(SUITS):  # a set: any two of the other suits
+        if s != suit:
+            q = held_chance(v, o, s * RANKS + rank - 1)
+            total += q
+            single += q * q
+    d += (total * total - single) / 2.0
+    # runs of three through it: the two ranks below, one each side, the two above
+    lo2 = held_chance(v, o, c - 2) if rank >= 3 else 0.0
+    lo1 = held_chance(v, o, c - 1) if rank >= 2 else 0.0
+    hi1 = held_chance(v, o, c + 1) if rank <= RANKS - 1 else 0.0
+    hi2 = held_chance(v, o, c + 2) if rank <= RANKS - 2 else 0.0
+    return d + lo2 * lo1 + lo1 * hi1 + hi1 * hi2
+
+
 @kernel(VIEW, I1, i64, i64, boolean, F1)
 def throw_cost(v, left, c, next_seat, close, tune):
     """What throwing card ``c`` of the kept cards ``left`` costs the seat: its worth, less its
@@ -117,6 +164,8 @@ def throw_cost(v, left, c, next_seat, close, tune):
         ns, nr = near // RANKS, near % RANKS + 1
         if nr == rank or (ns == suit and abs(nr - rank) <= 2):
             cost += tune[X_WATCH]
+    if tune[X_DANGER] > 0:
+        cost += tune[X_DANGER] * danger(v, c, next_seat)
     return cost
 
 
@@ -179,4 +228,3 @@ def expert_lays(v, melded, laid, players, target, partners, rummy, tune):
         if target - team <= tune[X_REACH]:
             return True
     return False
-

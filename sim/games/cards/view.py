@@ -6,8 +6,9 @@ Public at the table, and so in the view:
 - the table: every meld laid and every card laid off (C-MELD-1);
 - the discard pile: every discard is thrown face up (C-TURN-1), so a player who watches
   knows every card lying in it, not only the top one;
-- the last card each seat took from the pile (``takes``; -1: none this hand): a card
-  taken is seen going into that hand;
+- the last card each seat took from the pile (``takes``; -1: none this hand) and every card
+  each seat took from it this hand (``took``, counts): a card taken is seen going into that
+  hand;
 - every seat's number of cards (``sizes``), the stock left and the match totals.
 
 Private to the seat: its own hand. Hidden from it: the other hands and the order of the
@@ -15,7 +16,7 @@ stock. What the seat has not seen, ``unseen``, is every card of the decks less i
 the table and the pile: the other hands and the stock hold these between them, in an
 order it cannot know. (A card another seat took from the pile is counted unseen too: it
 may have left that hand since, face down in nothing but a meld or a discard, which the
-view sees; the bot reads the take itself from ``takes``.)
+view sees; the bot reads the takes themselves from ``takes`` and ``took``.)
 
 The view refers to the hand's arrays (no copies: a decision reads them as they are when it
 is made) and holds none of the hidden ones: no other hand, no stock order.
@@ -28,8 +29,8 @@ from collections import namedtuple
 from sim.games.cards.hand import CARDS, MELD_SET, RANKS, SUITS
 from sim.jit import I1, I2, i64, kernel, record_of
 
-View = namedtuple("View", "seat hand unseen sizes stock table nt takes totals")
-VIEW = record_of(View, i64, I1, I1, I1, i64, I2, i64, I1, I1)
+View = namedtuple("View", "seat hand unseen sizes stock table nt takes took totals")
+VIEW = record_of(View, i64, I1, I1, I1, i64, I2, i64, I1, I2, I1)
 
 
 @kernel(I2, i64, I1)
@@ -47,11 +48,12 @@ def table_counts(table, nt, out):
                 out[key * RANKS + r - 1] += 1
 
 
-@kernel(i64, I2, I2, i64, I1, i64, I1, I1, i64, i64, I1, I1)
-def seat_view(seat, hands, table, nt, pile, npile, takes, totals, stock, decks, unseen, sizes):
+@kernel(i64, I2, I2, i64, I1, i64, I1, I2, I1, i64, i64, I1, I1)
+def seat_view(seat, hands, table, nt, pile, npile, takes, took, totals, stock, decks, unseen, sizes):
     """Seat ``seat``'s view of the hand (see the module docstring): its hand, what it has
     not seen (into ``unseen``), every seat's number of cards (into ``sizes``) and the public
-    state; ``takes``: the last card each seat took from the pile, ``totals`` the match's
+    state; ``takes``: the last card each seat took from the pile, ``took`` every card each
+    took this hand, ``totals`` the match's
     scores so far (jit-compiled)."""
     table_counts(table, nt, unseen)
     for j in range(npile):
@@ -65,4 +67,4 @@ def seat_view(seat, hands, table, nt, pile, npile, takes, totals, stock, decks, 
         for c in range(CARDS):
             n += hands[q, c]
         sizes[q] = n
-    return View(seat, hand, unseen, sizes, stock, table, nt, takes, totals)
+    return View(seat, hand, unseen, sizes, stock, table, nt, takes, took, totals)
