@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 import sim
 from sim.deal import round_deck
 from sim.games.family import seat_tune
-from sim.games.rummy101 import EXPERT_PARAMS, core, play
+from sim.games.rummy101 import EXPERT_PARAMS, core, play, turns
 from sim.games.rummy101 import engine as rnd
 from sim.games.rummy101.referee import referee
 from sim.games.rummy101.trace import round_json
@@ -26,9 +26,11 @@ RUMMY101 = sim.preset("rummy101")
 
 @pytest.fixture(autouse=True, scope="module")
 def _compiled():
-    from sim.games.rummy101 import FAMILY
+    from sim.games.rummy101 import FAMILY, TURN_BY_TURN
+    from sim.jit import prepare
 
     FAMILY.prepare(progress=False)
+    prepare(FAMILY.other_workload(TURN_BY_TURN), progress=False)
 
 
 def new_space(rules, tune=None):
@@ -47,7 +49,7 @@ def copy_state(rs):
 def next_turn(rules, deck, rs, S, p, first):
     """Seat ``p``'s actions on its next turn from state ``rs`` (the trace's rows)."""
     events = np.zeros((core.MAX_EVENTS, core.EV_FIELDS), dtype=np.int64)
-    n = rnd.play_next_turn(p, first, deck, play.rules_params(rules), S, rs, events)
+    n = turns.play_next_turn(p, first, deck, play.rules_params(rules), S, rs, events)
     return events[:n]
 
 
@@ -82,7 +84,7 @@ def test_the_expert_decides_from_what_its_seat_may_know(seed, players, stop, mod
     deck = np.ascontiguousarray(round_deck(seed, 0, rules.jokers, 0, rules.rack_size, rules.starter_extra))
     S, rs = new_space(rules)
     events = np.zeros((1, core.EV_FIELDS), dtype=np.int64)
-    p, first, over = rnd.play_until(deck, play.rules_params(rules), policies, S, rs, events, stop)
+    p, first, over = turns.play_until(deck, play.rules_params(rules), policies, S, rs, events, stop)
     assume(not over and policies[p] == 2)
     other = copy_state(rs)
     other_deck = redeal(other, deck, p, np.random.default_rng(shuffle))
@@ -101,7 +103,7 @@ def test_a_re_deal_changes_what_the_seat_cannot_see():
         deck = np.ascontiguousarray(round_deck(seed, 0, rules.jokers, 0, rules.rack_size, rules.starter_extra))
         S, rs = new_space(rules)
         events = np.zeros((1, core.EV_FIELDS), dtype=np.int64)
-        p, first, over = rnd.play_until(deck, play.rules_params(rules), policies, S, rs, events, 6)
+        p, first, over = turns.play_until(deck, play.rules_params(rules), policies, S, rs, events, 6)
         assert not over and p == 0
         other = copy_state(rs)
         other_deck = redeal(other, deck, p, np.random.default_rng(seed))

@@ -48,6 +48,13 @@ FINISHES = ("normal", "joker", "one_turn", "one_turn_joker", "stock_out")  # cor
 OPEN_KINDS = ("melds", "pairs")  # core.OPEN_MELDS, core.OPEN_PAIRS
 
 
+ENGINE_MODULES = ("sim.deal", "sim.solver.runs", "sim.solver.kernel", "sim.solver.layout", "sim.games.rummy101.core",
+                  "sim.games.rummy101.view", "sim.games.rummy101.expert", "sim.games.rummy101.bots",
+                  "sim.games.rummy101.engine")
+# The engine stopped at a decision and played a turn at a time (sim.games.rummy101.turns): the
+# bots' tests, apart so that `sim run` does not compile it (its workload, Family.other_workload).
+TURN_BY_TURN = "the Rummy 101 engine turn by turn"
+
 class Rummy101(Family):
     name = "rummy101"
     title = "Rummy 101"
@@ -57,9 +64,8 @@ class Rummy101(Family):
     expert_params = EXPERT_PARAMS
     balance_example = ("open_points", "81:121", "p_open_by_turn_3=0.5")
     finishes = FINISHES
-    kernel_modules = ("sim.deal", "sim.solver.runs", "sim.solver.kernel", "sim.solver.layout",
-                      "sim.games.rummy101.core", "sim.games.rummy101.view", "sim.games.rummy101.expert",
-                      "sim.games.rummy101.bots", "sim.games.rummy101.engine")
+    kernel_modules = ENGINE_MODULES
+    other_workloads = ((TURN_BY_TURN, (*ENGINE_MODULES, "sim.games.rummy101.turns")),)
     uses_run_table = True
     deals_at = "sim.dealstats:TILE_DEALS"  # the tile deal and the opening solver
     deal_metrics = TILE_DEAL_METRICS

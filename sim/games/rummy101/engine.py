@@ -53,7 +53,6 @@ from sim.games.rummy101.core import (
     G_LAST_DISCARD,
     G_LAST_DISCARDER,
     G_LEN,
-    G_NEVENTS,
     G_NTABLE,
     G_OPENERS,
     G_STOCK,
@@ -447,25 +446,3 @@ def play_rounds(seed, start, count, rp, policies, S, rs, deck_in, events, trace,
             out_players[i, p, P_OPEN_ORDER] = ps[p, PS_OPEN_ORDER]
             out_players[i, p, P_BUTTON_TURN] = ps[p, PS_BUTTON_TURN]
             out_players[i, p, P_TURNS] = ps[p, PS_TURNS]
-
-
-# --- a round stopped at a decision, for the information-set test of the bots -------------------
-
-
-@kernel(I1, I1, I1, SOLVER_ARRAYS, ROUND_SPACE, I2, i64, entry=True)
-def play_until(deck, rp, policies, S, rs, events, stop):
-    """Deal ``deck`` and play the round's first ``stop`` turns in ``rs`` (untraced), leaving
-    its full state there: ``(seat to move, whether it is the first turn, whether the round
-    ended before)`` (jit-compiled)."""
-    return play_round(deck, rp, policies, S, rs, events, False, stop)
-
-
-@kernel(i64, boolean, I1, I1, SOLVER_ARRAYS, ROUND_SPACE, I2, entry=True)
-def play_next_turn(p, first, deck, rp, S, rs, events):
-    """Play seat ``p``'s turn from the state in ``rs`` with the trace on, its actions alone
-    in ``events``; returns their number (jit-compiled)."""
-    racks, table, ps, g, space, rows, scratch, _, _, tune, seen = rs
-    g[G_TRACE] = 1
-    g[G_NEVENTS] = 0
-    play_turn(p, first, deck, racks, table, ps, g, rp, events, S, space, rows, scratch, tune, seen)
-    return g[G_NEVENTS]
