@@ -132,12 +132,14 @@ def _seat_rows(rules_json: str, seed: int, start: int, count: int, seating: tupl
 
 
 def play(rules: Rules, policies: tuple[str, ...], units: int, seed: int, jobs: int | None = None,
-         tune: dict[str, dict] | None = None, chunk: int = 200, progress: bool = False) -> dict:
+         tune: dict[str, dict] | None = None, chunk: int = 200, progress: bool = False,
+         keep_rows: bool = False) -> dict:
     """A tournament played in memory, nothing written: every seating of ``policies`` over
     the same ``units`` duplicate deals' rotations (rounded up to whole deals), in ``jobs``
     worker processes; its :func:`compare` standings. ``tune``: a policy's tuning constants
     (``{"expert": {name: value}}``, :func:`sim.games.family.expert_tune`; the defaults
-    otherwise), for tuners and benchmarks (``benchmarks/tune_expert.py``)."""
+    otherwise), for tuners and benchmarks (``benchmarks/tune_expert.py``). ``keep_rows``: the
+    seat results themselves too, under ``"rows"`` (for :mod:`sim.skill`)."""
     from sim.games.family import expert_tune
     from sim.parallel import Workers
 
@@ -170,8 +172,11 @@ def play(rules: Rules, policies: tuple[str, ...], units: int, seed: int, jobs: i
         w.run(_seat_rows, tasks, keep)
     if bar is not None:
         bar.close()
-    out = compare(pl.concat(rows), list(policies), family.score_label)
+    every = pl.concat(rows)
+    out = compare(every, list(policies), family.score_label)
     n = len(seatings(tuple(policies), rules.players))
+    if keep_rows:
+        out["rows"] = every
     return {**out, "units": units * n, "unit": family.unit, "rounds": units * n, "seatings": n,
             "family": family.name}
 

@@ -397,7 +397,13 @@ def test_a_tournament_in_memory_has_the_standings_of_the_one_written(rules, tmp_
     spec = tour.spec(rules, ("greedy", "careful"), 20, 5, 10)
     runner.run(spec, tmp_path / "t", jobs=1, progress=False)
     written = tour.standings(tmp_path / "t")
-    played = tour.play(rules, ("greedy", "careful"), 20, 5, jobs=1, chunk=6)
+    played = tour.play(rules, ("greedy", "careful"), 20, 5, jobs=1, chunk=6, keep_rows=True)
+    # keep_rows: the seat results themselves, a row per player and unit (sim.skill reads them)
+    kept = played["rows"]
+    assert kept.height == played["units"] * rules.players
+    greedy = kept.filter(pl.col("policy") == "greedy")
+    mean = played["policies"]["greedy"]["mean_score"]["estimate"]
+    assert greedy["score"].sum() / greedy["per"].sum() == pytest.approx(mean)
     for key in ("deals", "units", "seatings", "unit"):
         assert played[key] == written[key], key
     for name in ("greedy", "careful"):
