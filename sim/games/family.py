@@ -267,6 +267,27 @@ class RoundSummary:
         return lines
 
 
+def deal_shape(names: list[str], on: list[str]) -> list:
+    """The columns of a unit table that :func:`dealt_hand` reads, besides ``on``: the
+    rotation (0 for data without one) and the number of players."""
+    import polars as pl
+
+    shape = [pl.col("rotation") if "rotation" in names else pl.lit(0).alias("rotation")]
+    return shape + ([] if "players" in on else ["players"])
+
+
+def dealt_hand():
+    """A seat result's dealt hand: the deal and which of its hands the seat held, the same in
+    every rotation (seat ``s`` of rotation ``r`` holds the hand seat ``s - r`` holds in
+    rotation 0: :func:`sim.deal.rotate_hands`, and the card dealer moved ``r`` seats on), as
+    one id, ``deal_id * 8 + hand``: the luck of the cards a policy is dealt (sim.skill)."""
+    import polars as pl
+
+    players = pl.col("players").cast(pl.Int64)
+    hand = (pl.col("seat").cast(pl.Int64) - pl.col("rotation").cast(pl.Int64) + players) % players
+    return (pl.col("deal_id").cast(pl.Int64) * 8 + hand).alias("dealt_hand")
+
+
 def deal_columns(round_id: np.ndarray, players: int, duplicate: bool) -> dict[str, np.ndarray]:
     """The ``deal_id`` and ``rotation`` columns of rounds ``round_id``: with ``duplicate``
     (``sim run --duplicate``), round ``i`` is rotation ``i % players`` of deal
@@ -660,21 +681,22 @@ class Family(ABC):
         comparing bots (``sim tournament``, ``benchmarks/tune_expert.py``): ``deal_id``,
         ``seat``, ``policy``, ``won`` (1.0 when the unit was won by that seat alone, or its
         team), ``decided`` (1.0 when the unit has such a winner), ``score`` (what the seat
-        scored in the unit) and ``per`` (what the score is counted per: 1 a round; a family
-        whose unit holds several, such as a card match's hands, says how many). Rounds
-        here; a family overrides it."""
+        scored in the unit), ``per`` (what the score is counted per: 1 a round; a family
+        whose unit holds several, such as a card match's hands, says how many) and
+        ``dealt_hand`` (:func:`dealt_hand`). Rounds here; a family overrides it."""
         import polars as pl
 
         on = ["round_id", *keys]
         rounds = tables["rounds"].lazy()
-        deal = "deal_id" if "deal_id" in rounds.collect_schema().names() else "round_id"  # older data: no deals
-        rounds = rounds.select(*on, pl.col(deal).alias("deal_id"), "winner_seat")
+        names = rounds.collect_schema().names()
+        deal = "deal_id" if "deal_id" in names else "round_id"  # older data: no deals
+        rounds = rounds.select(*on, pl.col(deal).alias("deal_id"), "winner_seat", *deal_shape(names, on))
         players = tables["players"].lazy().select(*on, "seat", "policy", "score").join(rounds, on=on, how="left")
         won = (pl.col("winner_seat") == pl.col("seat")).fill_null(False)
         return players.select(
             "deal_id", pl.col("seat").cast(pl.Int8), pl.col("policy").cast(pl.String),
             won.cast(pl.Float64).alias("won"), pl.col("winner_seat").is_not_null().cast(pl.Float64).alias("decided"),
-            pl.col("score").cast(pl.Float64), pl.lit(1.0).alias("per"))
+            pl.col("score").cast(pl.Float64), pl.lit(1.0).alias("per"), dealt_hand())
 
     def report_sections(self, rep, ds, prefer: dict) -> None:
         """Add the family's sections on dataset ``ds`` to the report ``rep``

@@ -136,6 +136,26 @@ def test_rotations_move_the_hands_one_seat_and_keep_the_rest(rules):
         assert deck[n * rack + extra:].tolist() == base[n * rack + extra:].tolist()  # the stock or pool
 
 
+@pytest.mark.parametrize("rules", [RUMMY101, RUMMY101.replace(players=3), RUMMIKUB.replace(players=2)],
+                         ids=["rummy101-4", "rummy101-3", "rummikub-2"])
+def test_a_seat_result_s_dealt_hand_names_the_same_rack_in_every_rotation(rules):
+    """sim.games.family.dealt_hand (the luck of the cards in sim.skill): the seats its id
+    puts together, over a deal's rotations, were dealt the same rack (the starter's extra
+    tile aside), and the seats of one rotation hold different hands."""
+    from sim.games.family import dealt_hand
+
+    n, rack, extra = rules.players, rules.rack_size, rules.starter_extra if rules.family == "rummy101" else 0
+    rows = pl.DataFrame({"deal_id": [5] * n * n, "rotation": [r for r in range(n) for _ in range(n)],
+                         "seat": list(range(n)) * n, "players": [n] * n * n}).with_columns(dealt_hand())
+    racks: dict[int, set] = {}
+    for r, seat, hand in rows.select("rotation", "seat", "dealt_hand").iter_rows():
+        deck = round_deck(9, 5 * n + r, rules.jokers, n, rack, extra)
+        at = 0 if seat == 0 else extra + seat * rack
+        racks.setdefault(hand, set()).add(tuple(sorted(deck[at:at + rack].tolist())))
+    assert len(racks) == n and all(len(v) == 1 for v in racks.values())
+    assert rows.group_by("rotation").agg(pl.col("dealt_hand").n_unique())["dealt_hand"].to_list() == [n] * n
+
+
 def test_duplicate_traces_deal_the_rotated_hands():
     from sim.games.rummy101 import FAMILY
 

@@ -31,6 +31,7 @@ from sim.analysis import (
     with_intervals,
 )
 from sim.games.cards.rules import CardRules
+from sim.games.family import deal_shape, dealt_hand
 
 __all__ = ["comeback", "first_dealer_wins", "hand_finishes", "hands_per_match", "match_wins", "points_per_hand",
            "rummy_worth"]
@@ -68,12 +69,14 @@ def seat_results(tables: dict[str, pl.LazyFrame | pl.DataFrame], keys: Sequence[
     ``deal_id`` (a duplicate run's rotations share it; otherwise the match), ``seat``,
     ``policy``, ``won`` (the seat, or with partners its team, won the match: C-MATCH-1,
     C-TEAM-1), ``decided`` (the match has a winner), ``score`` (the seat's points over the
-    match) and ``per`` (the match's hands, washes included)."""
+    match), ``per`` (the match's hands, washes included) and ``dealt_hand``
+    (:func:`sim.games.family.dealt_hand`)."""
     on = ["match_id", *keys]
     matches = tables["matches"].lazy()
     names = matches.collect_schema().names()
     deal = pl.col("deal_id") if "deal_id" in names else pl.col("match_id").alias("deal_id")
-    matches = matches.select(*on, deal, "winner_seat", "winner_team", *(["partners"] if "partners" not in on else []))
+    matches = matches.select(*on, deal, "winner_seat", "winner_team", *(["partners"] if "partners" not in on else []),
+                             *deal_shape(names, on))
     per_seat = (tables["players"].lazy().group_by(*on, "seat")
                 .agg(pl.col("policy").first().cast(pl.String), pl.col("score").sum().cast(pl.Float64),
                      pl.len().cast(pl.Float64).alias("per")))
@@ -83,7 +86,7 @@ def seat_results(tables: dict[str, pl.LazyFrame | pl.DataFrame], keys: Sequence[
             .select("deal_id", pl.col("seat").cast(pl.Int8), "policy",
                     side.fill_null(False).cast(pl.Float64).alias("won"),
                     pl.coalesce("winner_seat", "winner_team").is_not_null().cast(pl.Float64).alias("decided"),
-                    "score", "per"))
+                    "score", "per", dealt_hand()))
 
 
 def _winner() -> pl.Expr:
