@@ -53,6 +53,7 @@ from numba import types
 
 i64 = types.int64
 u64 = types.uint64
+f64 = types.float64
 boolean = types.boolean
 
 

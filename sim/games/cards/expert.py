@@ -38,7 +38,7 @@ from __future__ import annotations
 from sim.games.cards import EXPERT_PARAMS
 from sim.games.cards.hand import CARDS, OP_LEAVE, RANKS, SUITS, card_value, fits
 from sim.games.family import param_index
-from sim.jit import F1, I1, I2, boolean, i64, kernel
+from sim.jit import F1, I1, I2, boolean, f64, i64, kernel
 
 from .view import VIEW
 
@@ -110,15 +110,10 @@ def card_worth(v, left, c, tune):
     return tune[X_NEAR] * near + tune[X_FAR] * far
 
 
-@kernel(VIEW, i64, i64)
-def held_chance(v, o, c):
-    """The chance that seat ``o`` holds card ``c``, from the seat's view: 1 for a card it took
-    from the pile and has not laid down or thrown since, 0 for a card seen elsewhere, else
-    its share of the cards unseen (jit-compiled)."""
-    if v.unseen[c] == 0:
-        return 0.0
-    if v.took[o, c] > 0:
-        return 1.0
+@kernel(VIEW, i64)
+def unknown_share(v, o):
+    """Seat ``o``'s share of the unseen cards it was not seen to take: the chance that it
+    holds any one of them (jit-compiled)."""
     known, unseen = 0, 0
     for k in range(CARDS):
         unseen += v.unseen[k]
@@ -129,24 +124,37 @@ def held_chance(v, o, c):
     return (v.sizes[o] - known) / (unseen - known)
 
 
+@kernel(VIEW, i64, i64, f64)
+def held_chance(v, o, c, share):
+    """The chance that seat ``o`` holds card ``c``, from the seat's view: 1 for a card it took
+    from the pile and has not laid down or thrown since, 0 for a card seen elsewhere, else
+    ``share`` (:func:`unknown_share`) (jit-compiled)."""
+    if v.unseen[c] == 0:
+        return 0.0
+    if v.took[o, c] > 0:
+        return 1.0
+    return share
+
+
 @kernel(VIEW, i64, i64)
 def danger(v, c, o):
     """The chance that seat ``o`` holds two cards that make a meld with card ``c`` (a set of
     its rank, or a run of three through it; C-MELD-1), from :func:`held_chance` of each,
     summed over the pairs (jit-compiled)."""
     suit, rank = c // RANKS, c % RANKS + 1
+    share = unknown_share(v, o)
     d, single, total = 0.0, 0.0, 0.0
     for s in range(SUITS):  # a set: any two of the other suits
         if s != suit:
-            q = held_chance(v, o, s * RANKS + rank - 1)
+            q = held_chance(v, o, s * RANKS + rank - 1, share)
             total += q
             single += q * q
     d += (total * total - single) / 2.0
     # runs of three through it: the two ranks below, one each side, the two above
-    lo2 = held_chance(v, o, c - 2) if rank >= 3 else 0.0
-    lo1 = held_chance(v, o, c - 1) if rank >= 2 else 0.0
-    hi1 = held_chance(v, o, c + 1) if rank <= RANKS - 1 else 0.0
-    hi2 = held_chance(v, o, c + 2) if rank <= RANKS - 2 else 0.0
+    lo2 = held_chance(v, o, c - 2, share) if rank >= 3 else 0.0
+    lo1 = held_chance(v, o, c - 1, share) if rank >= 2 else 0.0
+    hi1 = held_chance(v, o, c + 1, share) if rank <= RANKS - 1 else 0.0
+    hi2 = held_chance(v, o, c + 2, share) if rank <= RANKS - 2 else 0.0
     return d + lo2 * lo1 + lo1 * hi1 + hi1 * hi2
 
 

@@ -2,7 +2,7 @@
 (numba): the information-set property and the worked positions of the bots' tests read a
 seat's turn this way. These entries are a workload of their own
 (:data:`sim.games.rummy101.TURN_BY_TURN`), so that ``sim run`` does not compile them:
-compiled into the engine's workload they made up about a fifth of its compile time.
+compiled into the engine's workload they cost it about 3.5 s of 22.4 s from empty caches.
 """
 
 from __future__ import annotations
