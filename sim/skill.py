@@ -31,6 +31,7 @@ from sim.stats import Z95
 STEP_ELO = 400.0 * math.log10(3.0)
 BACKFIT_ROUNDS = 200  # the alternating means of variance_shares stop before this when settled
 BACKFIT_TOLERANCE = 1e-10
+FACTORS = ("deal_id", "seat", "policy")  # variance_shares' default; ("dealt_hand", ...) for the cards' luck
 
 
 def _codes(column: pl.Series) -> tuple[np.ndarray, int]:
@@ -39,8 +40,7 @@ def _codes(column: pl.Series) -> tuple[np.ndarray, int]:
     return codes.astype(np.int64), len(values)
 
 
-def variance_shares(rows: pl.DataFrame, value: str = "score", factors: tuple[str, ...] = ("deal_id", "seat",
-                                                                                         "policy")) -> dict:
+def variance_shares(rows: pl.DataFrame, value: str = "score", factors: tuple[str, ...] = FACTORS) -> dict:
     """The variance of ``value`` over the rows split into an additive effect of each factor
     (by default the deal, the seat and the policy) and the residual, each as a variance and
     as a share of their sum.
