@@ -67,7 +67,7 @@ def main() -> None:
     args = ap.parse_args()
     rules = sim.preset(args.preset).replace(players=args.players)
     family = family_of(rules)
-    params = [p for p in family.expert_params if not args.only or p.name in args.only.split(",")]
+    params = [p for p in family.expert_params if p.tuned and (not args.only or p.name in args.only.split(","))]
     if not params:
         raise SystemExit(f"{family.title}'s expert has no constants to tune ({args.only or 'none declared'})")
     against = args.against.split(",")

@@ -141,6 +141,15 @@ def open_dataset(path: str | Path) -> Dataset:
     return Dataset(path, manifest, keys, rounds, players, tables={"rounds": rounds, "players": players})
 
 
+def skill(ds: Dataset) -> dict:
+    """A skill run's measures (``sim skill``; :func:`sim.skill.skill`): each bot's standing,
+    relative skill, the variance shares of a score, the critical repetitions and the Elo
+    ladder, per rules variant."""
+    from sim.skill import skill as measure
+
+    return measure(ds)
+
+
 def won_or_shared(ds: Dataset) -> pl.Expr:
     """Whether a player row of ``ds`` is among its round's winners, tied ones included
     (:func:`sim.games.family.won_or_shared`, K-END-2)."""

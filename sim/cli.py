@@ -129,6 +129,11 @@ def _out_path(text: str) -> Path:
     return path
 
 
+# --out of the commands that play a dataset and read it back (sim tournament, sim skill, sim balance)
+PlayedOpt = Annotated[Path | None, typer.Option(
+    "--out", "-o", parser=_out_path, metavar="<path>", help="Directory of the rounds played.")]
+
+
 def _path_limits(path: Path) -> tuple[int, int]:
     """The longest name and path of the filesystem that ``path`` would be on: that of its
     nearest folder that exists (255 and 4,096 bytes where it does not say)."""
@@ -329,10 +334,16 @@ def _seat_policies(family, policy: str | None, seat_policy: str | None, players:
                                f"({given[int(seat)]!r} and {item.strip()!r}); give each seat once")
             given[int(seat)] = item.strip()
             names[int(seat)] = name.strip()
+    from sim.errors import RulesError
+    from sim.games.family import split_policy
+
     for name in names:
-        if name not in family.policies:
-            what = "no policy given" if not name else f"unknown policy {name!r}"
-            raise SimError(f"{what}; {family.title} policies: {', '.join(family.policies)}")
+        if not name:
+            raise SimError(f"no policy given; {family.title} policies: {', '.join(family.policies)}")
+        try:
+            split_policy(name, family.policies)
+        except RulesError as e:
+            raise SimError(f"{e} ({family.title})") from None
     return tuple(names) if len(set(names)) > 1 else (names[0],)
 
 
@@ -450,6 +461,39 @@ def _print_traces(family, rules, seed: int, ids: list[int], policies, as_json: b
             typer.echo(family.trace_text(rules, seed, unit_id, seats, duplicate))
 
 
+def _grid_variants(base, grid: list[str], settings: list[str] | None) -> tuple:
+    """The variants of ``--grid field=v1,v2,...`` (repeatable) over the rules ``base``,
+    each value checked and given once."""
+    import math
+
+    from sim import plan, runner
+
+    values: dict[str, list[str]] = {}
+    for item in grid:
+        key, sep, text = item.partition("=")
+        vals = [v.strip() for v in text.split(",") if v.strip()]
+        if not sep or not key.strip() or not vals:
+            raise SimError(f"--grid {item!r}: expected field=v1,v2,... e.g. --grid players=2,3,4")
+        if key.strip() in values:
+            raise SimError(f"--grid {key.strip()} given twice")
+        values[key.strip()] = vals
+    set_items = {item.partition("=")[0].strip(): item for item in settings or ()}
+    for key, vals in values.items():
+        if key in set_items:
+            raise SimError(f"{key}: both set (--set {set_items[key]}) and swept (--grid {key}={','.join(vals)}); "
+                           "give it in one of them")
+        if key in base.field_names() and key not in ("name", "family"):  # others: refused by grid_variants
+            typed = [base.typed_value(key, v) for v in vals]  # 91, +91 and 091 are one value
+            twice = next((t for t in typed if typed.count(t) > 1), None)
+            if twice is not None:
+                same = [v for v, t in zip(vals, typed, strict=True) if t == twice]
+                same = ", ".join(same[:-1]) + " and " + same[-1]
+                shown = str(twice).lower() if isinstance(twice, bool) else twice
+                raise SimError(f"--grid {key}: {same} are the same value ({shown}); give each value once")
+    plan.check_variants(math.prod(map(len, values.values())))  # before each is made
+    return runner.grid_variants(base, values)
+
+
 @app.command()
 @_friendly
 def sweep(
@@ -475,8 +519,6 @@ def sweep(
 ) -> None:
     """Play every combination of the --grid values into one hive-partitioned dataset, the
     same shuffled tiles for the same round id in every variant."""
-    import math
-
     from sim import plan, runner
     from sim.games import family_of
     from sim.precision import parse_target
@@ -485,31 +527,8 @@ def sweep(
         raise SimError("--out DIR is required")
     if not grid:
         raise SimError("give at least one --grid field=v1,v2,...")
-    values: dict[str, list[str]] = {}
-    for item in grid:
-        key, sep, text = item.partition("=")
-        vals = [v.strip() for v in text.split(",") if v.strip()]
-        if not sep or not key.strip() or not vals:
-            raise SimError(f"--grid {item!r}: expected field=v1,v2,... e.g. --grid players=2,3,4")
-        if key.strip() in values:
-            raise SimError(f"--grid {key.strip()} given twice")
-        values[key.strip()] = vals
     base = _rules(preset_name, settings)
-    set_items = {item.partition("=")[0].strip(): item for item in settings or ()}
-    for key, vals in values.items():
-        if key in set_items:
-            raise SimError(f"{key}: both set (--set {set_items[key]}) and swept (--grid {key}={','.join(vals)}); "
-                           "give it in one of them")
-        if key in base.field_names() and key not in ("name", "family"):  # others: refused by grid_variants
-            typed = [base.typed_value(key, v) for v in vals]  # 91, +91 and 091 are one value
-            twice = next((t for t in typed if typed.count(t) > 1), None)
-            if twice is not None:
-                same = [v for v, t in zip(vals, typed, strict=True) if t == twice]
-                same = ", ".join(same[:-1]) + " and " + same[-1]
-                shown = str(twice).lower() if isinstance(twice, bool) else twice
-                raise SimError(f"--grid {key}: {same} are the same value ({shown}); give each value once")
-    plan.check_variants(math.prod(map(len, values.values())))  # before each is made
-    variants = runner.grid_variants(base, values)
+    variants = _grid_variants(base, grid, settings)
     players = min(v.rules.players for v in variants)
     family = family_of(base)
     until = parse_target(until_ci, family.metrics, players) if until_ci else None
@@ -613,8 +632,7 @@ def tournament(
     seed: SeedOpt = 1,
     jobs: JobsOpt = None,
     settings: SetOpt = None,
-    out: Annotated[Path | None, typer.Option(
-        "--out", "-o", parser=_out_path, metavar="<path>", help="Directory of the rounds played.")] = None,
+    out: PlayedOpt = None,
     chunk: ChunkOpt = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the standings as one JSON object.")] = False,
     overwrite: OverwriteOpt = False,
@@ -638,6 +656,58 @@ def tournament(
     runner.run(spec, out, jobs=jobs, progress=progress, overwrite=overwrite, scheduler=scheduler, cluster=cluster)
     s = t.standings(out)
     typer.echo(json.dumps(s) if as_json else "\n".join(t.format_standings(s)))
+
+
+@app.command()
+@_friendly
+def skill(
+    preset_name: PresetOpt = DEFAULT_PRESET,
+    players: PlayersOpt = None,
+    policies: Annotated[str, typer.Option(
+        "--policies", help="The ladder, weakest first: the first is the field in the other seats and the "
+        "beginner of relative skill; oracle last gives the fictive player [default: every bot the family has of "
+        "greedy,careful,expert,search,oracle].", show_default=False)] = "",
+    grid: Annotated[list[str] | None, typer.Option(
+        "--grid", help="A rules field and its values, each a variant of its own: --grid last_call=false,true "
+        "(repeatable).")] = None,
+    rounds: Annotated[int | None, typer.Option(
+        "--rounds", "-n", help="Rounds per bot and variant, over its seats (whole deals) [default: 400].",
+        show_default=False)] = None,
+    matches: Annotated[int | None, typer.Option(
+        "--matches", "-m", help="Card Rummy 101: matches per bot and variant [default: 400].",
+        show_default=False)] = None,
+    seed: SeedOpt = 1,
+    jobs: JobsOpt = None,
+    settings: SetOpt = None,
+    out: PlayedOpt = None,
+    chunk: ChunkOpt = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print every measure as one JSON object.")] = False,
+    overwrite: OverwriteOpt = False,
+    progress: ProgressOpt = True,
+    scheduler: SchedulerOpt = None,
+    cluster: ClusterOpt = None,
+) -> None:
+    """How much skill a variant rewards: each bot of the ladder in every seat against the
+    first, on the same duplicate deals; mean scores and win shares, relative skill, the
+    variance shares of a score (the deal, the seat, the bot), the critical repetitions and
+    the Elo ladder, with 95% intervals."""
+    from sim import plan, runner
+    from sim import skill as sk
+    from sim.analysis import open_dataset
+    from sim.games import family_of
+
+    rules = _rules(preset_name, settings, players)
+    family = family_of(rules)
+    names = sk.ladder(tuple(p.strip() for p in policies.split(",") if p.strip()), family.policies)
+    if out is None:
+        raise SimError("--out DIR is required")
+    variants = _grid_variants(rules, grid, settings) if grid else (runner.Variant(rules),)
+    units = _units(family, rounds, matches, 4_000 if family.unit == "match" else 400)
+    spec = sk.spec(variants, names, units, seed, chunk or 1_000)
+    plan.check_run(spec, out, jobs, scheduler, cluster)
+    runner.run(spec, out, jobs=jobs, progress=progress, overwrite=overwrite, scheduler=scheduler, cluster=cluster)
+    s = sk.skill(open_dataset(out))
+    typer.echo(json.dumps(s) if as_json else "\n".join(sk.format_skill(s)))
 
 
 @app.command()

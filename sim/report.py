@@ -381,7 +381,7 @@ def _glance_section(rep: Report, datasets: list[A.Dataset], prefer: dict) -> Non
     by_family: dict[str, list[dict]] = {}
     seen: set = set()
     for ds in datasets:
-        if ds.manifest["kind"] == "tournament":
+        if ds.manifest["kind"] in ("tournament", "skill"):
             continue
         sec = glance_section(ds, prefer)
         if sec is None:
@@ -435,6 +435,61 @@ def _tournament_section(rep: Report, ds: A.Dataset) -> None:
                      "win share": f"{pct(w['estimate'])} {ci_text(w['ci_low'], w['ci_high'])}",
                      "ahead of the next": ahead})
     rep.table(pl.DataFrame(rows))
+
+
+def _skill_section(rep: Report, ds: A.Dataset) -> None:
+    """A skill run's measures (:func:`sim.skill.skill`): how much playing well is worth."""
+    from sim.skill import skill
+
+    s = skill(ds)
+    units = family(ds.family).units
+    rep.add("### Skill and luck", "",
+            f"Each bot of the ladder ({', '.join(s['policies'])}) in every seat against {s['field']} in the "
+            f"others, on the same {s['deals']:,} duplicate deals. *Relative skill* is how much of the way from "
+            f"{s['field']} (0) to the oracle (1, which sees the other hands and the stock) a bot goes (Dreef, Borm "
+            "and van der Genugten, 2004); the *variance shares* split a bot's score per "
+            f"{family(ds.family).score_unit} into the luck of the dealt hand, the seat, the bot and the rest; "
+            f"the *critical repetitions* are the {units} a bot needs to be ahead of the one below it with 95% "
+            "probability (Fiedler and Rock, 2009); the *Elo* ratings come from deal-by-deal comparisons, and "
+            "the steps count the 75%-win steps from the weakest to the strongest (Robertie). 95% intervals, "
+            "clustered by deal.", "")
+
+    def ci(d: dict, digits: int = 2) -> str:
+        return f"{d['estimate']:.{digits}f} {ci_text(d['ci_low'], d['ci_high'], as_pct=False, digits=digits)}"
+
+    for v in s["variants"]:
+        name = ", ".join(f"{k}={x}" for k, x in v["variant"].items()) or "the rules as given"
+        elo = v["elo"]["ratings"]
+        rows = []
+        for p, m in v["policies"].items():
+            w = m["win_share"]
+            r = v["relative_skill"].get(p)
+            rows.append({"bot": p, v["score"]: ci(m["mean_score"]),
+                         "win share": f"{pct(w['estimate'])} {ci_text(w['ci_low'], w['ci_high'])}",
+                         "relative skill": ci(r, 3) if r else "", "Elo": f"{elo[p]:.0f}"})
+        rep.add(f"**{name}**: {v['elo']['steps']:.1f} steps of 75% wins from the weakest bot to the strongest.", "")
+        rep.table(pl.DataFrame(rows))
+        shares = v["variance"]["shares"]
+        reps = "; ".join(f"{c['b']} over {c['a']}: " + (f"{c['estimate']:,.0f}" if c["estimate"] != float("inf")
+                                                        else "never") for c in v["critical_repetitions"])
+        rep.add("Variance of a bot's score: " + ", ".join(f"{k.replace('_', ' ')} {pct(x)}" for k, x in shares.items())
+                + f". {units.capitalize()} to be ahead with 95% probability: {reps}.", "")
+
+
+def _skill_headlines(ds: A.Dataset) -> list[str]:
+    """A skill run's key numbers: each variant's relative skill and the bots' share of a score's variance."""
+    from sim.skill import skill
+
+    lines = []
+    for v in skill(ds)["variants"]:
+        name = ", ".join(f"{k}={x}" for k, x in v["variant"].items()) or family(ds.family).title
+        rel = "; ".join(f"relative skill of {p} {r['estimate']:.3f} "
+                        f"{ci_text(r['ci_low'], r['ci_high'], as_pct=False, digits=3)}"
+                        for p, r in v["relative_skill"].items())
+        lines.append(f"- {ds.path.name}, {name}: the bot explains {pct(v['variance']['shares']['policy'])} of a "
+                     f"score's variance, the dealt hand {pct(v['variance']['shares'].get('dealt_hand', float('nan')))}"
+                     + (f"; {rel}" if rel else "") + f"; {v['elo']['steps']:.1f} steps of 75% wins.")
+    return lines
 
 
 def bot_pairs(datasets: list[A.Dataset]) -> list[tuple[A.Dataset, A.Dataset]]:
@@ -713,6 +768,9 @@ def _write_report(rep: Report, datasets: list[A.Dataset], deals: list[Path], pre
             if m["kind"] == "tournament":
                 _tournament_section(rep, ds)
                 continue
+            if m["kind"] == "skill":
+                _skill_section(rep, ds)
+                continue
             family(ds.family).report_sections(rep, ds, prefer)
             if family(ds.family).unit == "round":  # a card match's seats are in its family's sections
                 _seat_section(rep, ds, prefer)
@@ -843,7 +901,17 @@ def _headlines(datasets: list[A.Dataset], deals: list[Path], prefer: dict,
         lines += kind.headlines(files)
     shadows = {id(b) for _, b, _ in pairs}
     for ds in datasets:
-        if id(ds) not in shadows:
+        if id(ds) in shadows:
+            continue
+        if ds.manifest["kind"] == "skill":
+            lines += _skill_headlines(ds)
+        elif ds.manifest["kind"] == "tournament":
+            from sim.tournament import standings
+
+            order = [e["policy"] for e in standings(ds.path)["ranking"]]
+            lines.append(f"- {ds.path.name}: {family(ds.family).title} bots by mean score, best first: "
+                         f"{', '.join(order)}.")
+        else:
             lines += family(ds.family).headlines(ds, prefer)
     for a, b, comp in pairs:
         counts = {v: comp.filter(pl.col("verdict") == v).height for v in (A.HOLDS, A.DIFFERS, A.CHANGES_SIGN)}

@@ -11,13 +11,17 @@ them for a tournament's dataset.
 - :func:`critical_repetitions`: how many units until the better player is ahead with 95%
   probability (Fiedler and Rock, 2009);
 - :func:`elo_ladder`: Elo ratings from the pairwise shares of decided units, and the number
-  of "75%-win steps" from the weakest to the strongest (Robertie's complexity number).
+  of "75%-win steps" from the weakest to the strongest (Robertie's complexity number);
+- :func:`compare`: the standings of bots played on the same deals (``sim tournament``'s);
+- ``sim skill``'s run (:func:`spec`: every bot of a ladder in every seat against the first)
+  and its measures (:func:`skill`, :func:`format_skill`).
 
 Intervals are 95%, clustered by deal (a deal's rotations and seatings share its luck).
 """
 
 from __future__ import annotations
 
+import itertools
 import math
 from statistics import NormalDist
 
@@ -25,7 +29,7 @@ import numpy as np
 import polars as pl
 
 from sim.errors import SimError
-from sim.stats import Z95
+from sim.stats import Z95, ratio_difference, ratio_interval
 
 # An Elo difference of 400 log10(3) points is a 75% expected score: one "75%-win step".
 STEP_ELO = 400.0 * math.log10(3.0)
@@ -176,3 +180,209 @@ def elo_ladder(pairs: list[tuple[str, str, float]]) -> dict:
     ratings = {p: float(fit[index[p]]) for p in names}
     return {"ratings": dict(sorted(ratings.items(), key=lambda kv: kv[1])),
             "steps": float(fit.max() / STEP_ELO)}
+
+
+# --- standings: the bots compared on the same deals (sim tournament, sim skill) ---------------------
+
+
+def compare(rows: pl.DataFrame, policies: list[str], score_label: str = "mean score per round") -> dict:
+    """The standings of seat results (:meth:`sim.games.family.Family.seat_results`, every
+    seating's rows together): per policy ``mean_score`` (its score per ``per``),
+    ``win_share``, ``decided_share`` and ``player_units``; ``pairs`` (each pair's
+    differences, paired on the deals); ``ranking`` by mean score, saying for each policy
+    whether the next is separated (its difference's interval excludes 0) or overlaps."""
+    per = (rows.group_by("deal_id", "policy")
+           .agg(pl.len().cast(pl.Float64).alias("n"), pl.col("per").sum(), pl.col("score").sum(),
+                pl.col("won").sum(), pl.col("decided").sum())
+           .pivot(on="policy", index="deal_id", values=["n", "per", "score", "won", "decided"])
+           .fill_null(0).sort("deal_id"))
+    out: dict = {"policies": {}, "pairs": [], "ranking": [], "deals": per.height, "score": score_label}
+
+    def col(kind: str, p: str) -> np.ndarray:
+        return per[f"{kind}_{p}"].cast(pl.Float64).to_numpy()
+
+    # (key, numerator, denominator, a share?) of each measure: ratios over the deals
+    measures = (("mean_score", "score", "per", False), ("win_share", "won", "n", True),
+                ("decided_share", "won", "decided", True))
+    for p in policies:
+        out["policies"][p] = {key: _interval(ratio_interval(col(y, p), col(m, p), share))
+                              for key, y, m, share in measures}
+        out["policies"][p]["player_units"] = int(col("n", p).sum())
+    diffs = {}
+    for a, b in itertools.combinations(policies, 2):
+        d = {"a": a, "b": b, **{key: _interval(ratio_difference(col(y, a), col(m, a), col(y, b), col(m, b)))
+                                for key, y, m, _ in measures[:2]}}
+        out["pairs"].append(d)
+        diffs[(a, b)] = d["mean_score"]
+        diffs[(b, a)] = {"estimate": -d["mean_score"]["estimate"], "ci_low": -d["mean_score"]["ci_high"],
+                         "ci_high": -d["mean_score"]["ci_low"]}
+    order = sorted(policies, key=lambda p: -out["policies"][p]["mean_score"]["estimate"])
+    for i, p in enumerate(order):
+        entry = {"rank": i + 1, "policy": p, "mean_score": out["policies"][p]["mean_score"]["estimate"]}
+        if i + 1 < len(order):
+            d = diffs[(p, order[i + 1])]
+            entry["ahead_of_next"] = d
+            entry["separated"] = bool(d["ci_low"] > 0)
+        out["ranking"].append(entry)
+    return out
+
+
+def _interval(d: dict) -> dict:
+    return {"estimate": float(d["estimate"]), "ci_low": float(d["ci_low"]), "ci_high": float(d["ci_high"])}
+
+
+# --- a skill run: the ladder against a field (``sim skill``) ---------------------------------------
+#
+# Each bot of the ladder sits in one seat against the field (the beginner in every other seat),
+# in each seat in turn, on the same duplicate deals: a variant per bot and seat (partition
+# ``probe=expert/probe_seat=2``). So every bot meets the same cards, seats and opponents, and
+# two bots compare deal by deal, as a duplicate bridge pair does: a bot "beats" another on a
+# deal when it scored more there (the Elo ladder's shares). The rows analysed are the probe
+# seats' (the field's own seats tell nothing about the ladder).
+
+KIND = "skill"
+LADDER = ("greedy", "careful", "expert", "search", "oracle")  # weakest first, as issue 22 lists them
+
+
+def ladder(policies: tuple[str, ...], known: tuple[str, ...]) -> tuple[str, ...]:
+    """The ladder to play: ``policies`` as given (checked: known, each once, two or more), or
+    every bot of :data:`LADDER` the family has."""
+    from sim.errors import RulesError
+    from sim.games.family import split_policy
+
+    names = policies or tuple(p for p in LADDER if p in known)
+    for p in names:
+        try:
+            split_policy(p, known)
+        except RulesError as e:
+            raise SimError(f"--policies: {e}") from None
+    if len(set(names)) != len(names):
+        raise SimError(f"--policies {','.join(names)}: name each policy once")
+    if len(names) < 2:
+        raise SimError(f"--policies {','.join(names)}: a ladder needs two or more bots, e.g. greedy,expert")
+    return names
+
+
+def spec(variants: tuple, policies: tuple[str, ...], units: int, seed: int, chunk: int):
+    """The run of ``sim skill``: for each rules variant (a run's one, or a grid's), a variant
+    per bot of the ladder and seat, the first bot (the beginner) in every other seat."""
+    from sim import runner
+
+    players = {v.rules.players for v in variants}
+    out = []
+    for v in variants:
+        n = v.rules.players
+        for p in policies:
+            for seat in range(n):
+                seats = tuple(p if s == seat else policies[0] for s in range(n))
+                out.append(runner.Variant(v.rules, (*v.partition, ("probe", p), ("probe_seat", str(seat))),
+                                          policies=seats))
+    step = max(players)
+    units, chunk = runner.whole_deals(max(1, units // step), min(chunk, max(1, units // step)), max(players))
+    return runner.RunSpec(tuple(out), units, seed, policies, chunk, kind=KIND, duplicate=True)
+
+
+def probe_rows(ds) -> pl.DataFrame:
+    """The probe seats' results of a skill dataset, one row per bot, seat and unit: the
+    family's seat results with the variant's other keys, ``policy`` the bot as named (with
+    its budget) and ``rate`` its score per round (card matches: per hand)."""
+    from sim.games import family as family_named
+
+    if ds.manifest.get("kind") != KIND:
+        raise SimError(f"a {ds.manifest.get('kind')!r} dataset, not a skill run (sim skill --out)")
+    family = family_named(ds.family)
+    rows = []
+    for v in ds.variants:
+        part = v["partition"]
+        where = [pl.col(k).cast(pl.String) == value for k, value in part.items()]
+        tables = {name: t.filter(*where) for name, t in ds.tables.items()}
+        seat = int(part["probe_seat"])
+        r = family.seat_results(tables, ds.keys).collect().filter(pl.col("seat") == seat)
+        keys = {k: pl.lit(value) for k, value in part.items() if k not in ("probe", "probe_seat")}
+        rows.append(r.with_columns(policy=pl.lit(part["probe"]), **keys))
+    rows = pl.concat(rows, how="diagonal_relaxed")
+    # in one order whatever the order files are read in: the sums of the measures to the last bit
+    order = [c for c in (*[k for k in ds.keys if k not in ("probe", "probe_seat")], "policy", "seat", "deal_id",
+                         "dealt_hand") if c in rows.columns]
+    return rows.sort(order).with_columns(rate=pl.col("score") / pl.col("per"))
+
+
+def _beats(a: np.ndarray, b: np.ndarray) -> float:
+    """The share of the deals on which ``a`` scored more than ``b`` (ties left out), kept off
+    0 and 1 by half a deal so that a rating stays finite."""
+    wins, losses = float((a > b).sum()), float((a < b).sum())
+    n = wins + losses
+    if n == 0:
+        return 0.5
+    return min(max(wins / n, 0.5 / n), 1 - 0.5 / n)
+
+
+def measures(rows: pl.DataFrame, policies: tuple[str, ...], score_label: str) -> dict:
+    """Everything ``sim skill`` reports of one rules variant's probe rows: the standings
+    (each bot's mean score and win shares, the pairwise differences, paired on deals), the
+    variance shares of a bot-unit's score (the deal's hand, the seat, the bot, the rest),
+    relative skill of each bot between the first (beginner) and the last when it is the
+    ``oracle`` (fictive), the critical repetitions of each bot over the one below it, and the
+    Elo ladder from the deal-by-deal comparisons."""
+    out = compare(rows, list(policies), score_label)
+    luck = "dealt_hand" if "dealt_hand" in rows.columns else "deal_id"
+    out["variance"] = variance_shares(rows, "rate", (luck, "seat", "policy"))
+    beginner, top = policies[0], policies[-1]
+    out["relative_skill"] = {}
+    if top.partition(":")[0] == "oracle":
+        for p in policies[1:-1]:
+            out["relative_skill"][p] = relative_skill(rows, beginner, p, top, "rate")
+    g = _per_deal(rows, policies, "rate")
+    out["critical_repetitions"] = [{"a": a, "b": b, **critical_repetitions(g[b] - g[a])}
+                                   for a, b in itertools.pairwise(policies)]
+    pairs = [(b, a, _beats(g[b], g[a])) for i, a in enumerate(policies) for b in policies[i + 1:]]
+    out["elo"] = {**elo_ladder(pairs), "pairs": [{"a": a, "b": b, "share": s} for a, b, s in pairs]}
+    return out
+
+
+def skill(ds) -> dict:
+    """A skill dataset's measures (:func:`measures`) for each of its rules variants (the keys
+    other than the probe's), with the ladder, the family and the size."""
+    from sim.games import family as family_named
+
+    rows = probe_rows(ds)
+    family = family_named(ds.family)
+    policies = tuple(dict.fromkeys(v["partition"]["probe"] for v in ds.variants))
+    keys = [k for k in ds.keys if k not in ("probe", "probe_seat")]
+    combos = [dict(c) for c in dict.fromkeys(tuple((k, v["partition"][k]) for k in keys) for v in ds.variants)]
+    variants = []
+    for combo in combos:
+        part = rows.filter(*[pl.col(k).cast(pl.String) == v for k, v in combo.items()]) if combo else rows
+        variants.append({"variant": combo, **measures(part, policies, family.score_label)})
+    return {"family": ds.family, "unit": family.unit, "units": family.units, "policies": list(policies),
+            "field": policies[0],
+            "deals": int(rows["deal_id"].n_unique()), "variants": variants}
+
+
+def _ci(d: dict, fmt: str = "{:.3f}") -> str:
+    return f"{fmt.format(d['estimate'])} [{fmt.format(d['ci_low'])}, {fmt.format(d['ci_high'])}]"
+
+
+def format_skill(s: dict) -> list[str]:
+    """A skill run's measures as lines a person reads."""
+    lines = [f"{s['family']} skill ladder: {', '.join(s['policies'])}, each in every seat against "
+             f"{s['field']} in the others, on {s['deals']:,} deals"]
+    for v in s["variants"]:
+        name = ", ".join(f"{k}={x}" for k, x in v["variant"].items()) or "the rules as given"
+        lines += ["", f"{name}:", f"  {'bot':<10}{v['score']:>30}{'win share':>28}"]
+        for p, m in v["policies"].items():
+            lines.append(f"  {p:<10}{_ci(m['mean_score'], '{:.2f}'):>30}{_ci(m['win_share'], '{:.1%}'):>28}")
+        var = v["variance"]["shares"]
+        lines.append("  variance of a bot's score: " + ", ".join(
+            f"{k.replace('_', ' ')} {x:.1%}" for k, x in var.items()))
+        bots = list(v["policies"])
+        for p, r in v["relative_skill"].items():
+            lines.append(f"  relative skill of {p} ({bots[0]} 0, {bots[-1]} 1): {_ci(r)}")
+        for c in v["critical_repetitions"]:
+            est = c["estimate"]
+            lines.append(f"  {c['b']} over {c['a']}: " + (f"ahead with 95% probability after {est:,.0f} {s['units']}"
+                                                         if math.isfinite(est) else "not ahead on average"))
+        elo = v["elo"]
+        lines.append("  Elo: " + ", ".join(f"{p} {r:.0f}" for p, r in elo["ratings"].items())
+                     + f"; {elo['steps']:.1f} steps of 75% wins from the weakest to the strongest")
+    return lines

@@ -26,7 +26,7 @@ import polars as pl
 from sim import runner
 from sim.errors import DatasetError, SimError
 from sim.rules import Rules
-from sim.stats import ratio_difference, ratio_interval
+from sim.skill import compare
 
 KIND = "tournament"
 
@@ -46,9 +46,14 @@ def spec(rules: Rules, policies: tuple[str, ...], rounds: int, seed: int, chunk:
     """The run of a tournament: a variant per seating, duplicate deals, ``rounds`` each
     (rounded up to whole deals)."""
     family = runner.family_of(rules)
-    unknown = [p for p in policies if p not in family.policies]
-    if unknown:
-        raise SimError(f"unknown policy {unknown[0]!r}; {family.title} policies: {', '.join(family.policies)}")
+    from sim.errors import RulesError
+    from sim.games.family import split_policy
+
+    for p in policies:
+        try:
+            split_policy(p, family.policies)
+        except RulesError as e:
+            raise SimError(f"{e} ({family.title})") from None
     variants = tuple(runner.Variant(rules, (("seating", "-".join(s)),), policies=s)
                      for s in seatings(policies, rules.players))
     rounds, chunk = runner.whole_deals(rounds, min(chunk, rounds), rules.players)
@@ -69,51 +74,14 @@ def standings(path: str | Path) -> dict:
     family = family_named(ds.family)
     policies = list(dict.fromkeys(p for v in ds.variants for p in v.get("policies", [])))  # as first seated
     units = ds.rounds.select(pl.len()).collect().item()
-    out = compare(family.seat_results(ds.tables, ds.keys).collect(), policies, family.score_label)
+    rows = []
+    for v in ds.variants:  # seating by seating, so that each seat's bot is named as seated (search:32)
+        where = [pl.col(k) == value for k, value in v["partition"].items()]
+        tables = {name: t.filter(*where) for name, t in ds.tables.items()}
+        rows.append(seat_labels(family.seat_results(tables, ds.keys).collect(), v.get("policies", [])))
+    out = compare(pl.concat(rows), policies, family.score_label)
     return {**out, "units": units, "unit": family.unit, "rounds": units, "seatings": len(ds.variants),
             "family": ds.family}
-
-
-def compare(rows: pl.DataFrame, policies: list[str], score_label: str = "mean score per round") -> dict:
-    """The standings of seat results (:meth:`sim.games.family.Family.seat_results`, every
-    seating's rows together): per policy ``mean_score`` (its score per ``per``),
-    ``win_share``, ``decided_share`` and ``player_units``; ``pairs`` (each pair's
-    differences, paired on the deals); ``ranking`` by mean score, saying for each policy
-    whether the next is separated (its difference's interval excludes 0) or overlaps."""
-    per = (rows.group_by("deal_id", "policy")
-           .agg(pl.len().cast(pl.Float64).alias("n"), pl.col("per").sum(), pl.col("score").sum(),
-                pl.col("won").sum(), pl.col("decided").sum())
-           .pivot(on="policy", index="deal_id", values=["n", "per", "score", "won", "decided"])
-           .fill_null(0).sort("deal_id"))
-    out: dict = {"policies": {}, "pairs": [], "ranking": [], "deals": per.height, "score": score_label}
-
-    def col(kind: str, p: str) -> np.ndarray:
-        return per[f"{kind}_{p}"].cast(pl.Float64).to_numpy()
-
-    # (key, numerator, denominator, a share?) of each measure: ratios over the deals
-    measures = (("mean_score", "score", "per", False), ("win_share", "won", "n", True),
-                ("decided_share", "won", "decided", True))
-    for p in policies:
-        out["policies"][p] = {key: _interval(ratio_interval(col(y, p), col(m, p), share))
-                              for key, y, m, share in measures}
-        out["policies"][p]["player_units"] = int(col("n", p).sum())
-    diffs = {}
-    for a, b in itertools.combinations(policies, 2):
-        d = {"a": a, "b": b, **{key: _interval(ratio_difference(col(y, a), col(m, a), col(y, b), col(m, b)))
-                                for key, y, m, _ in measures[:2]}}
-        out["pairs"].append(d)
-        diffs[(a, b)] = d["mean_score"]
-        diffs[(b, a)] = {"estimate": -d["mean_score"]["estimate"], "ci_low": -d["mean_score"]["ci_high"],
-                         "ci_high": -d["mean_score"]["ci_low"]}
-    order = sorted(policies, key=lambda p: -out["policies"][p]["mean_score"]["estimate"])
-    for i, p in enumerate(order):
-        entry = {"rank": i + 1, "policy": p, "mean_score": out["policies"][p]["mean_score"]["estimate"]}
-        if i + 1 < len(order):
-            d = diffs[(p, order[i + 1])]
-            entry["ahead_of_next"] = d
-            entry["separated"] = bool(d["ci_low"] > 0)
-        out["ranking"].append(entry)
-    return out
 
 
 def _seat_rows(rules_json: str, seed: int, start: int, count: int, seating: tuple[str, ...],
@@ -128,7 +96,14 @@ def _seat_rows(rules_json: str, seed: int, start: int, count: int, seating: tupl
     family = family_of(rules)
     family.prepare(progress=False, jobs=1)
     tables = family.chunk_tables(rules, seed, start, count, list(seating), duplicate=True, tune=tune)
-    return family.seat_results(tables).collect()
+    return seat_labels(family.seat_results(tables).collect(), seating)
+
+
+def seat_labels(rows: pl.DataFrame, seating: tuple[str, ...] | list[str]) -> pl.DataFrame:
+    """Seat results with each seat's policy as the seating names it: the tables name a
+    seat's bot (``search``), the seating its budget too (``search:32``)."""
+    return rows.with_columns(policy=pl.col("seat").cast(pl.Int64).replace_strict(
+        list(range(len(seating))), list(seating), return_dtype=pl.String))
 
 
 def play(rules: Rules, policies: tuple[str, ...], units: int, seed: int, jobs: int | None = None,
@@ -144,9 +119,14 @@ def play(rules: Rules, policies: tuple[str, ...], units: int, seed: int, jobs: i
     from sim.parallel import Workers
 
     family = runner.family_of(rules)
-    unknown = [p for p in policies if p not in family.policies]
-    if unknown:
-        raise SimError(f"unknown policy {unknown[0]!r}; {family.title} policies: {', '.join(family.policies)}")
+    from sim.errors import RulesError
+    from sim.games.family import split_policy
+
+    for p in policies:
+        try:
+            split_policy(p, family.policies)
+        except RulesError as e:
+            raise SimError(f"{e} ({family.title})") from None
     units, chunk = runner.whole_deals(units, min(chunk, units), rules.players)
     tasks = []
     for seating in seatings(tuple(policies), rules.players):
@@ -179,10 +159,6 @@ def play(rules: Rules, policies: tuple[str, ...], units: int, seed: int, jobs: i
         out["rows"] = every
     return {**out, "units": units * n, "unit": family.unit, "rounds": units * n, "seatings": n,
             "family": family.name}
-
-
-def _interval(d: dict) -> dict:
-    return {"estimate": float(d["estimate"]), "ci_low": float(d["ci_low"]), "ci_high": float(d["ci_high"])}
 
 
 def format_standings(s: dict) -> list[str]:

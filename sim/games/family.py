@@ -34,9 +34,33 @@ if TYPE_CHECKING:
     from sim.rules import Rules
 
 
+# The policies that take a budget (``search:32``) and the tuning constant it sets.
+BUDGETS = {"search": "samples"}
+
+
+def split_policy(name: str, known: tuple[str, ...]) -> tuple[str, int | None]:
+    """A seat's policy name as ``(bot, budget)``: ``search:32`` is the search with 32 worlds
+    an option, ``expert`` has no budget (None); a name not in ``known`` is an error."""
+    from sim.errors import RulesError
+
+    base, sep, budget = name.partition(":")
+    if base not in known:
+        raise RulesError(f"unknown policy {name!r}; policies: {', '.join(known)}")
+    if not sep:
+        return base, None
+    takes = [b for b in BUDGETS if b in known]
+    if base not in BUDGETS:
+        raise RulesError(f"policy {name!r}: only {' and '.join(takes) or 'no policy'} takes a budget (e.g. "
+                         f"{takes[0] if takes else 'search'}:32)")
+    if not (budget.isascii() and budget.isdigit()) or int(budget) <= 0:
+        raise RulesError(f"policy {name!r}: the budget must be a positive integer (the worlds each option is "
+                         f"played out in), e.g. {base}:32")
+    return base, int(budget)
+
+
 def policy_codes(policies: list[str] | tuple[str, ...], players: int, known: tuple[str, ...]) -> np.ndarray:
-    """Policy names per seat as their indices in ``known`` (a family's bots); one name is
-    used for every seat."""
+    """Policy names per seat as their indices in ``known`` (a family's bots; ``search:32``
+    counts as ``search``); one name is used for every seat."""
     import numpy as np
 
     from sim.errors import RulesError
@@ -46,10 +70,23 @@ def policy_codes(policies: list[str] | tuple[str, ...], players: int, known: tup
         names = names * players
     if len(names) != players:
         raise RulesError(f"policies: {players} seats need {players} policies, got {len(names)}")
-    for n in names:
-        if n not in known:
-            raise RulesError(f"unknown policy {n!r}; policies: {', '.join(known)}")
-    return np.array([known.index(n) for n in names], dtype=np.int64)
+    return np.array([known.index(split_policy(n, known)[0]) for n in names], dtype=np.int64)
+
+
+def policy_tune(params: tuple[Param, ...], policies: list[str] | tuple[str, ...], players: int,
+                known: tuple[str, ...], tune: np.ndarray | None = None) -> np.ndarray | None:
+    """Each seat's tuning constants with the budget its policy name gives (``search:32``
+    sets ``samples`` to 32): ``tune`` (or the defaults) with those set; ``tune`` itself when
+    no name has a budget."""
+    names = list(policies) * (players if len(policies) == 1 else 1)
+    budgets = [split_policy(n, known) for n in names]
+    if all(b is None for _, b in budgets):
+        return tune
+    tune = seat_tune(params, players, tune).copy()
+    for seat, (base, budget) in enumerate(budgets):
+        if budget is not None:
+            tune[seat, param_index(params, BUDGETS[base])] = budget
+    return tune
 
 
 def per_variant(tables: dict[str, pl.DataFrame], keys: list[str], summarise_one) -> dict:
@@ -379,6 +416,7 @@ class Param:
     high: float
     what: str
     integer: bool = False  # a count (turns, tiles): the tuner tries whole numbers
+    tuned: bool = True  # False: a budget (the search's), which the tuner leaves alone
 
 
 def param_index(params: tuple[Param, ...], name: str) -> int:

@@ -23,7 +23,8 @@ from sim.games.family import Costs, Family, Param
 from sim.precision import Metric
 
 HAND_MODULES = ("sim.deal", "sim.games.cards.hand")
-POLICIES = ("greedy", "careful", "expert")  # engine.POLICY_GREEDY, POLICY_CAREFUL, POLICY_EXPERT
+# engine.POLICY_GREEDY, POLICY_CAREFUL, POLICY_EXPERT, POLICY_SEARCH, POLICY_ORACLE
+POLICIES = ("greedy", "careful", "expert", "search", "oracle")
 # The expert's tuning constants (sim.games.cards.expert reads them by name, X_*), in the
 # order of a ``tune`` row. The defaults: see the README's "How strong the experts are".
 EXPERT_PARAMS = (
@@ -41,6 +42,12 @@ EXPERT_PARAMS = (
     Param("hold_stock", 1.0, 0.0, 5.0, "lay melds down once the stock is down to this many cards a player"),
     Param("hold_points", 200.0, 20.0, 300.0, "lay melds down once they are worth this many points"),
     Param("reach", 0.0, 0.0, 100.0, "lay melds down once an opponent is this many points from the target"),
+    # the search's budget (``search:N`` sets ``samples``), not the expert's judgement: not tuned
+    Param("samples", 16, 1, 1024, "search: worlds each option is played out in", integer=True, tuned=False),
+    Param("options", 3, 1, 8, "search: the throws it tries (the expert's and the next cheapest)", integer=True,
+          tuned=False),
+    Param("margin", 0.3, 0.0, 1.0, "search: how much better (mean outcome, -1 to 1) another option must do than the "
+          "expert's to be chosen"),
 )
 FINISHES = ("out", "rummy", "wash")  # engine.FINISH_*
 # The --until-ci metrics of card deal-stats (sim.games.cards.deals measures them); here, where

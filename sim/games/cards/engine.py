@@ -53,7 +53,18 @@ from collections import namedtuple
 import numpy as np
 
 from sim.deal import STREAM_CARD_MATCHES, below, philox_block
-from sim.games.cards.expert import X_TAKE, expert_discard, expert_lays, hand_worth, is_close, leaves
+from sim.games.cards.expert import (
+    X_MARGIN,
+    X_OPTIONS,
+    X_SAMPLES,
+    X_TAKE,
+    expert_discard,
+    expert_lays,
+    hand_worth,
+    is_close,
+    leaves,
+    throw_cost,
+)
 from sim.games.cards.hand import (
     CARDS,
     MELD_RUN,
@@ -75,14 +86,15 @@ from sim.games.cards.hand import (
     useful,
 )
 from sim.games.cards.view import seat_view
-from sim.jit import F2, I1, I2, I3, U1, boolean, copy_row, i64, kernel, record_of
+from sim.jit import F1, F2, I1, I2, I3, U1, boolean, copy_row, copy_rows, i64, kernel, record_of
 
 # The rules as integers (rp).
 RP_PLAYERS, RP_SIZE, RP_DECKS, RP_TARGET, RP_PARTNERS, RP_RUMMY, RP_RUMMY_LAYOFFS, RP_DUPLICATE, RP_LEN = range(9)
 # RP_DUPLICATE is not a rule: the players with ``--duplicate`` (every match's hands played
 # once per seat rotation, see deal_of), else 0.
-POLICY_GREEDY, POLICY_CAREFUL, POLICY_EXPERT = 0, 1, 2
+POLICY_GREEDY, POLICY_CAREFUL, POLICY_EXPERT, POLICY_SEARCH, POLICY_ORACLE = 0, 1, 2, 3, 4
 FINISH_OUT, FINISH_RUMMY, FINISH_WASH = 0, 1, 2
+GOES_ON = -1  # a turn's finish while the hand goes on
 # One row per match (out_m).
 M_HANDS, M_WASHES, M_WINNER, M_WINNER_TOTAL, M_RUNNER_UP, M_FIRST_DEALER, M_ERROR, M_LEN = range(8)
 # One row per hand (out_h) and one per player and hand (out_p, ``players`` rows per hand).
@@ -381,16 +393,19 @@ def _expert_takes(setup, hs, totals, seat, nt, npile, stock_left, top):
     return with_it > now + tune[X_TAKE]
 
 
-@kernel(SETUP, HAND_STATE, TRACE, I1, i64, i64, i64, i64, i64, i64, counted=False)
-def _draw(setup, hs, tr, totals, hand, seat, turn, nt, npile, stock):
+@kernel(SETUP, HAND_STATE, TRACE, I1, i64, i64, i64, i64, i64, i64, i64, counted=False)
+def _draw(setup, hs, tr, totals, hand, seat, turn, nt, npile, stock, force):
     """C-TURN-1: ``seat`` draws the discard's top if its bot takes it (greedy and careful:
-    if it adds to what the hand can lay down now; expert: :func:`_expert_takes`), else the
+    if it adds to what the hand can lay down now; expert, and search and oracle where they
+    do not search: :func:`_expert_takes`; ``force`` 1 or 0: the search's choice), else the
     stock's; returns ``(forbid, npile, stock)``, ``forbid`` the card it may not throw (the
     discard taken, unless it holds a second copy) or -1 (jit-compiled)."""
     h, table, paths, result = hs.hands[seat], hs.table, hs.paths, hs.result
     top = hs.pile[npile - 1] if npile > 0 else -1
     take = False
-    if top >= 0 and setup.policies[seat] == POLICY_EXPERT:
+    if top >= 0 and force >= 0:
+        take = force == 1
+    elif top >= 0 and setup.policies[seat] >= POLICY_EXPERT:
         take = _expert_takes(setup, hs, totals, seat, nt, npile, hs.deck.shape[0] - stock, top)
     elif top >= 0 and useful(h, top, table, nt):
         solve(h, table, nt, -1, paths, result)
@@ -446,25 +461,30 @@ def _go_out(rp, hs, tr, hand, seat, turn, nt, forbid, npile):
     return (FINISH_RUMMY if rummy else FINISH_OUT), points
 
 
-@kernel(SETUP, HAND_STATE, TRACE, I1, i64, i64, i64, i64, i64, i64, i64, counted=False)
-def _expert_turn(setup, hs, tr, totals, hand, seat, turn, nt, forbid, npile, stock_left):
-    """The expert's turn that does not go out: lay down what the solver found
-    (``hs.paths[1]``) unless it holds it for rummy, then throw the card that costs least
-    (:mod:`.expert`); returns ``(nt, npile)`` (jit-compiled)."""
+@kernel(SETUP, HAND_STATE, TRACE, I1, i64, i64, i64, i64, i64, i64, counted=False)
+def _expert_lay(setup, hs, tr, totals, hand, seat, turn, nt, npile, stock_left):
+    """The expert's lay-down in a turn that does not go out: what the solver found
+    (``hs.paths[1]``), unless it holds it for rummy; returns ``nt`` (jit-compiled)."""
     rp, tune = setup.rp, setup.tune[seat]
-    players = rp[RP_PLAYERS]
-    h, table, paths, result, seats, left = hs.hands[seat], hs.table, hs.paths, hs.result, hs.seats, hs.kept
+    h, table, paths, result, seats = hs.hands[seat], hs.table, hs.paths, hs.result, hs.seats
     v = _view(setup, hs, totals, seat, nt, npile, stock_left)
-    if result[R_BEST] > 0 and expert_lays(v, result[R_BEST], seats[seat, S_ANY] == 1, players, rp[RP_TARGET],
+    if result[R_BEST] > 0 and expert_lays(v, result[R_BEST], seats[seat, S_ANY] == 1, rp[RP_PLAYERS], rp[RP_TARGET],
                                           rp[RP_PARTNERS], rp[RP_RUMMY], tune):
         nt, placed = _lay_down(h, table, nt, paths[1], result[R_BEST_STEPS], tr, hand, seat, turn)
         seats[seat, S_MELDED] += placed
         seats[seat, S_ANY] = 1
-        v = _view(setup, hs, totals, seat, nt, npile, stock_left)
-    leaves(paths[1], result[R_BEST_STEPS], left)
-    throw = expert_discard(v, left, forbid, (seat + 1) % players, is_close(v, rp[RP_PARTNERS], tune, players), tune)
-    _throw(hs, tr, hand, seat, turn, throw, npile)
-    return nt, npile + 1
+    return nt
+
+
+@kernel(SETUP, HAND_STATE, I1, i64, i64, i64, i64, i64, counted=False)
+def _expert_throw(setup, hs, totals, seat, nt, forbid, npile, stock_left):
+    """The card the expert throws after :func:`_expert_lay`: the kept card that costs least
+    (:mod:`.expert`) (jit-compiled)."""
+    rp, tune = setup.rp, setup.tune[seat]
+    players = rp[RP_PLAYERS]
+    v = _view(setup, hs, totals, seat, nt, npile, stock_left)
+    leaves(hs.paths[1], hs.result[R_BEST_STEPS], hs.kept)
+    return expert_discard(v, hs.kept, forbid, (seat + 1) % players, is_close(v, rp[RP_PARTNERS], tune, players), tune)
 
 
 @kernel(I1, boolean, HAND_STATE, TRACE, I1, i64, i64, i64, i64, i64, i64, i64, counted=False)
@@ -486,8 +506,312 @@ def _meld_and_discard(rp, careful, hs, tr, totals, hand, seat, turn, nt, forbid,
     return nt, npile + 1
 
 
-@kernel(SETUP, HAND_STATE, TRACE, i64, i64, i64, I1, I1, I2, counted=False)
-def _play_hand(setup, hs, tr, match_id, hand, dealer, totals, out_h, out_p):
+@kernel(SETUP, HAND_STATE, TRACE, I1, i64, i64, i64, i64, i64, i64, counted=False)
+def _draw_and_solve(setup, hs, tr, totals, hand, seat, nt, npile, stock, force):
+    """The start of seat ``seat``'s turn: counted, the draw (:func:`_draw`; ``force`` as there)
+    and the hand solved (``hs.result``: can it go out?); returns ``(turn, forbid, npile,
+    stock)`` (jit-compiled)."""
+    hs.seats[seat, S_TURN] += 1
+    turn = hs.seats[seat, S_TURN]
+    forbid, npile, stock = _draw(setup, hs, tr, totals, hand, seat, turn, nt, npile, stock, force)
+    solve(hs.hands[seat], hs.table, nt, forbid, hs.paths, hs.result)
+    return turn, forbid, npile, stock
+
+
+@kernel(SETUP, HAND_STATE, TRACE, I1, i64, i64, i64, i64, i64, i64, counted=False)
+def _turn(setup, hs, tr, totals, hand, seat, nt, npile, stock, force):
+    """Seat ``seat``'s turn by its bot (search and oracle as the expert; ``force`` 1 or 0:
+    it takes the discard or draws, whatever its bot would): draw, go out or lay down and
+    throw; returns ``(nt, npile, stock, finish, points)``, ``finish`` :data:`GOES_ON`
+    while the hand goes on (jit-compiled)."""
+    rp = setup.rp
+    turn, forbid, npile, stock = _draw_and_solve(setup, hs, tr, totals, hand, seat, nt, npile, stock, force)
+    if hs.result[R_OUT]:
+        finish, points = _go_out(rp, hs, tr, hand, seat, turn, nt, forbid, npile)
+        return nt, npile + 1, stock, finish, points
+    stock_left = hs.deck.shape[0] - stock
+    if setup.policies[seat] >= POLICY_EXPERT:
+        nt = _expert_lay(setup, hs, tr, totals, hand, seat, turn, nt, npile, stock_left)
+        _throw(hs, tr, hand, seat, turn, _expert_throw(setup, hs, totals, seat, nt, forbid, npile, stock_left), npile)
+        npile += 1
+    else:
+        nt, npile = _meld_and_discard(rp, setup.policies[seat] == POLICY_CAREFUL, hs, tr, totals, hand, seat, turn,
+                                      nt, forbid, npile, stock_left)
+    return nt, npile, stock, GOES_ON, 0
+
+
+# --- the search and the oracle (issue 22: determinized Monte Carlo play) --------------------------
+#
+# A search seat plays the expert's turn, but where the expert weighs a choice (take the
+# discard or draw; which card to throw) it tries each option in ``samples`` worlds and keeps
+# the best mean outcome. A world is what the seat cannot see, dealt again at random: the
+# other hands (their sizes known, and the cards it saw each take from the pile and not since
+# seen put back in them) and the stock's order, from the cards it has not seen; the oracle's
+# one world is the true one. Each option is played on in the same worlds (so that the worlds'
+# luck cancels between options) to the end of the hand, every seat playing the expert
+# (``_roll_out``), and scored by :func:`_outcome`. The worlds come from Philox on
+# :data:`SEARCH_STREAM`, counter (match, hand and turn, world): the same decisions whatever
+# the chunks or jobs.
+#
+# The search's scratch: the setup every seat of a roll-out plays by (all expert), the sampled
+# world and the copy a roll-out plays in, a trace that records nothing, the unseen cards
+# dealt out, the options' summed outcomes and the options themselves.
+SearchSpace = namedtuple("SearchSpace", "setup world roll quiet pool values options costs bits")
+SEARCH_SPACE = record_of(SearchSpace, SETUP, HAND_STATE, HAND_STATE, TRACE, I1, F1, I1, F1, U1)
+SEARCH_STREAM = 5  # sim.deal's streams 1-4 deal rounds, hands and matches
+MAX_OPTIONS = 8
+
+
+@kernel(HAND_STATE, HAND_STATE, i64, i64, counted=False)
+def _copy_state(src, dst, nt, npile):
+    """Copy the hand in play (its first ``nt`` table melds and ``npile`` pile cards) from
+    ``src`` into ``dst`` (jit-compiled)."""
+    copy_row(dst.deck, src.deck)
+    copy_rows(dst.hands, src.hands)
+    for i in range(nt):
+        copy_row(dst.table[i], src.table[i])
+    for i in range(npile):
+        dst.pile[i] = src.pile[i]
+    copy_rows(dst.seats, src.seats)
+    copy_row(dst.takes, src.takes)
+    copy_rows(dst.took, src.took)
+    copy_rows(dst.thrown, src.thrown)
+
+
+@kernel(U1, i64, i64, i64, i64, I1, i64, i64)
+def _shuffle_part(bits, seed, match_id, when, world, cards, first, end):
+    """Shuffle ``cards[first:end]`` in place (Fisher-Yates as :func:`sim.deal.shuffle_into`,
+    Philox on :data:`SEARCH_STREAM`, counter ``(block, match, when, world)``) (jit-compiled)."""
+    for j in range(first, end - 1):
+        i = j - first
+        if i % 4 == 0:
+            philox_block(seed, SEARCH_STREAM, i // 4, match_id, when, world, bits)
+        pick = j + below(bits[i % 4], end - j)
+        cards[j], cards[pick] = cards[pick], cards[j]
+
+
+@kernel(SETUP, HAND_STATE, SEARCH_SPACE, I1, i64, i64, i64, i64, i64, i64, i64, counted=False)
+def _sample_world(setup, hs, sp, totals, seat, nt, npile, stock, match_id, when, world):
+    """World ``world`` of seat ``seat``'s decision ``when`` into ``sp.world``: the hand in
+    play with the other hands and the stock dealt again from what the seat has not seen
+    (the oracle: the true hand) (jit-compiled).
+
+    Another seat's hand keeps the cards the seat saw it take from the pile (and has not
+    seen since); the rest is dealt at random, with one more card for each card it drew from
+    the stock, and it throws those extra cards back by the expert's judgement (they go to
+    the stock): a hand that has drawn ten times holds the cards it chose to keep, not ten
+    random ones. Without that filter the search plays against opponents far slower to go
+    out than they are (measured: 25% of the matches against expert, 54% with the true hands).
+    """
+    w = sp.world
+    _copy_state(hs, w, nt, npile)
+    if setup.policies[seat] == POLICY_ORACLE:
+        return
+    players = setup.rp[RP_PLAYERS]
+    v = _view(setup, hs, totals, seat, nt, npile, hs.deck.shape[0] - stock)
+    pool, unseen = sp.pool, v.unseen
+    for o in range(players):  # the cards each other seat was seen to take, still unseen, stay with it
+        if o == seat:
+            continue
+        w.hands[o, :] = 0
+        room = v.sizes[o]
+        for c in range(CARDS):
+            k = min(hs.took[o, c], unseen[c], room)
+            w.hands[o, c] = k
+            unseen[c] -= k
+            room -= k
+    n = 0
+    for c in range(CARDS):
+        for _ in range(unseen[c]):
+            pool[n] = c
+            n += 1
+    _shuffle_part(sp.bits, setup.seed, match_id, when, world, pool, 0, n)
+    needs = 0  # the cards still to deal to the other hands
+    for o in range(players):
+        if o != seat:
+            needs += v.sizes[o] - w.hands[o].sum()
+    at, back = 0, n  # dealt from the front; thrown back after the end
+    for o in range(players):
+        if o == seat:
+            continue
+        h = w.hands[o]
+        need = v.sizes[o] - h.sum()
+        extra = max(0, w.seats[o, S_TURN] - hs.took[o].sum())  # its draws from the stock
+        extra = max(0, min(extra, n - at - needs))
+        needs -= need
+        for _ in range(need + extra):
+            h[pool[at]] += 1
+            at += 1
+        for _ in range(extra):
+            vo = _view(setup, w, totals, o, nt, npile, w.deck.shape[0] - stock)
+            solve(h, w.table, nt, -1, w.paths, w.result)
+            leaves(w.paths[1], w.result[R_BEST_STEPS], w.kept)
+            tune = setup.tune[o]
+            c = expert_discard(vo, w.kept, -1, (o + 1) % players, is_close(vo, setup.rp[RP_PARTNERS], tune, players),
+                               tune)
+            if c < 0:
+                c = 0
+                while h[c] == 0:
+                    c += 1
+            h[c] -= 1
+            pool[back] = c
+            back += 1
+    m = stock
+    for j in range(at, back):  # the stock: what is left, and the cards thrown back, shuffled
+        if m < w.deck.shape[0]:
+            w.deck[m] = pool[j]
+            m += 1
+    _shuffle_part(sp.bits, setup.seed, match_id, when | 2, world, w.deck, stock, m)
+
+
+@kernel(SETUP, HAND_STATE, SEARCH_SPACE, I1, i64, i64, i64, i64, i64, i64, counted=False)
+def _throw_options(setup, hs, sp, totals, seat, nt, forbid, npile, stock_left, throw):
+    """The throws the search tries into ``sp.options``: the expert's ``throw`` first, then
+    the kept cards (``hs.kept``) that cost it least, ``options`` in all; returns how many
+    (jit-compiled)."""
+    rp, tune = setup.rp, setup.tune[seat]
+    players = rp[RP_PLAYERS]
+    v = _view(setup, hs, totals, seat, nt, npile, stock_left)
+    close = is_close(v, rp[RP_PARTNERS], tune, players)
+    costs, options, left = sp.costs, sp.options, hs.kept
+    for c in range(CARDS):
+        ok = left[c] > 0 and not (c == forbid and v.hand[c] < 2) and c != throw
+        costs[c] = throw_cost(v, left, c, (seat + 1) % players, close, tune) if ok else np.inf
+    options[0] = throw
+    count = 1
+    most = min(MAX_OPTIONS, max(1, int(tune[X_OPTIONS])))
+    while count < most:
+        best = -1
+        for c in range(CARDS):
+            if costs[c] < np.inf and (best < 0 or costs[c] < costs[best]):
+                best = c
+        if best < 0:
+            break
+        options[count] = best
+        costs[best] = np.inf
+        count += 1
+    return count
+
+
+@kernel(I1, I1, i64, i64, i64, i64)
+def _outcome(rp, totals, seat, finish, winner, points):
+    """What the end of a roll-out is worth to ``seat``: +-1 for the hand that wins the match
+    (C-MATCH-1, C-TEAM-1), else +- half the share of what the winner still needed; 0 for a
+    wash (jit-compiled)."""
+    if finish == FINISH_WASH or winner < 0:
+        return 0.0
+    players, partners = rp[RP_PLAYERS], rp[RP_PARTNERS]
+    need = max(1, rp[RP_TARGET] - _team_total(totals, winner, players, partners))
+    worth = 1.0 if points >= need else 0.5 * points / need
+    return worth if winner == seat or (partners and winner % 2 == seat % 2) else -worth
+
+
+@kernel(SEARCH_SPACE, I1, i64, i64, i64, i64, i64, counted=False)
+def _roll_out(sp, totals, hand, seat, nt, npile, stock):
+    """Play the hand in ``sp.roll`` on from ``seat``'s turn to its end, every seat the expert;
+    its :func:`_outcome` for nobody yet: returns ``(finish, winner, points)`` (jit-compiled)."""
+    hs = sp.roll
+    players = sp.setup.rp[RP_PLAYERS]
+    n = hs.deck.shape[0]
+    for _ in range(MAX_TURNS):
+        if stock >= n:  # C-WASH-1
+            return FINISH_WASH, -1, 0
+        nt, npile, stock, finish, points = _turn(sp.setup, hs, sp.quiet, totals, hand, seat, nt, npile, stock, -1)
+        if finish != GOES_ON:
+            return finish, seat, points
+        seat = (seat + 1) % players
+    return FINISH_WASH, -1, 0
+
+
+@kernel(SETUP, HAND_STATE, TRACE, SEARCH_SPACE, I1, i64, i64, i64, i64, i64, i64, counted=False)
+def _search_turn(setup, hs, tr, sp, totals, match_id, hand, seat, nt, npile, stock):
+    """A turn of the search or the oracle (see above): as :func:`_turn` returns
+    (jit-compiled)."""
+    rp, tune = setup.rp, setup.tune[seat]
+    players = rp[RP_PLAYERS]
+    samples = 1 if setup.policies[seat] == POLICY_ORACLE else max(1, int(tune[X_SAMPLES]))
+    margin = 0.0 if setup.policies[seat] == POLICY_ORACLE else tune[X_MARGIN]
+    seats, values, options = hs.seats, sp.values, sp.options
+    when = (hand << 24) | (seats[seat, S_TURN] << 3)
+    top = hs.pile[npile - 1] if npile > 0 else -1
+    force = -1
+    if top >= 0 and hs.thrown[seat, top] == 0:  # take or draw, unless the take goes out
+        h = hs.hands[seat]
+        h[top] += 1
+        solve(h, hs.table, nt, -1 if h[top] > 1 else top, hs.paths, hs.result)
+        h[top] -= 1
+        if hs.result[R_OUT] == 0:
+            values[0], values[1] = 0.0, 0.0
+            for k in range(samples):
+                _sample_world(setup, hs, sp, totals, seat, nt, npile, stock, match_id, when, k)
+                for take in range(2):
+                    _copy_state(sp.world, sp.roll, nt, npile)
+                    a, b, c, finish, points = _turn(sp.setup, sp.roll, sp.quiet, totals, hand, seat, nt, npile,
+                                                    stock, take)
+                    winner = seat
+                    if finish == GOES_ON:
+                        finish, winner, points = _roll_out(sp, totals, hand, (seat + 1) % players, a, b, c)
+                    values[take] += _outcome(rp, totals, seat, finish, winner, points)
+            expert = 1 if _expert_takes(setup, hs, totals, seat, nt, npile, hs.deck.shape[0] - stock, top) else 0
+            # the expert's choice unless the other did better by the margin, a mean over the worlds
+            force = 1 - expert if values[1 - expert] > values[expert] + margin * samples else expert
+    turn, forbid, npile, stock = _draw_and_solve(setup, hs, tr, totals, hand, seat, nt, npile, stock, force)
+    if hs.result[R_OUT]:
+        finish, points = _go_out(rp, hs, tr, hand, seat, turn, nt, forbid, npile)
+        return nt, npile + 1, stock, finish, points
+    stock_left = hs.deck.shape[0] - stock
+    nt = _expert_lay(setup, hs, tr, totals, hand, seat, turn, nt, npile, stock_left)
+    # the options: the expert's throw, then the kept cards that cost it least
+    throw = _expert_throw(setup, hs, totals, seat, nt, forbid, npile, stock_left)
+    count = _throw_options(setup, hs, sp, totals, seat, nt, forbid, npile, stock_left, throw)
+    if count > 1:
+        values[:count] = 0.0
+        for k in range(samples):
+            _sample_world(setup, hs, sp, totals, seat, nt, npile, stock, match_id, when | 4, k)
+            for i in range(count):
+                _copy_state(sp.world, sp.roll, nt, npile)
+                _throw(sp.roll, sp.quiet, hand, seat, turn, options[i], npile)
+                finish, winner, points = _roll_out(sp, totals, hand, (seat + 1) % players, nt, npile + 1, stock)
+                values[i] += _outcome(rp, totals, seat, finish, winner, points)
+        best = 0
+        for i in range(1, count):
+            if values[i] > values[best] + (margin * samples if best == 0 else 1e-9):
+                best = i
+        throw = options[best]
+    _throw(hs, tr, hand, seat, turn, throw, npile)
+    return nt, npile + 1, stock, GOES_ON, 0
+
+
+@kernel(i64, i64)
+def new_hand_state(players, cards):
+    """A :data:`HandState` for ``players`` and a deck of ``cards``, allocated once per chunk
+    (jit-compiled)."""
+    return HandState(np.empty(cards, dtype=np.int64), np.zeros((players, CARDS), dtype=np.int64),
+                     np.zeros((MAX_MELDS, 4), dtype=np.int64), np.empty(2 * CARDS, dtype=np.int64),
+                     np.zeros((players, S_LEN), dtype=np.int64), np.zeros((3, STEPS, 4), dtype=np.int64),
+                     np.zeros(R_LEN, dtype=np.int64), np.zeros(CARDS, dtype=np.int64),
+                     np.full(players, -1, dtype=np.int64), np.zeros((players, CARDS), dtype=np.int64),
+                     np.zeros((players, CARDS), dtype=np.int64), np.zeros(CARDS, dtype=np.int64),
+                     np.zeros(players, dtype=np.int64))
+
+
+@kernel(SETUP, HAND_STATE)
+def new_search_space(setup, hs):
+    """The search's scratch (:data:`SearchSpace`) for the hand ``hs``, allocated once per chunk
+    (jit-compiled)."""
+    players, decks = setup.rp[RP_PLAYERS], setup.rp[RP_DECKS]
+    experts = np.full(players, POLICY_EXPERT, dtype=np.int64)
+    quiet = Trace(np.zeros((1, EV_FIELDS), dtype=np.int64), np.zeros((1, players, CARDS), dtype=np.int64),
+                  np.zeros(G_LEN, dtype=np.int64), False)
+    return SearchSpace(Setup(setup.seed, setup.rp, experts, setup.fixed, setup.tune),
+                       new_hand_state(players, hs.deck.shape[0]), new_hand_state(players, hs.deck.shape[0]), quiet,
+                       np.zeros(2 * CARDS * decks, dtype=np.int64), np.zeros(MAX_OPTIONS, dtype=np.float64),
+                       np.zeros(MAX_OPTIONS, dtype=np.int64), np.zeros(CARDS, dtype=np.float64),
+                       np.zeros(4, dtype=np.uint64))
+
+
+@kernel(SETUP, HAND_STATE, TRACE, SEARCH_SPACE, i64, i64, i64, I1, I1, I2, counted=False)
+def _play_hand(setup, hs, tr, sp, match_id, hand, dealer, totals, out_h, out_p):
     """Play hand ``hand`` of match ``match_id`` dealt by ``dealer``, score it into ``totals``,
     and fill its row ``out_h`` and its players' rows ``out_p`` (jit-compiled)."""
     rp = setup.rp
@@ -509,20 +833,14 @@ def _play_hand(setup, hs, tr, match_id, hand, dealer, totals, out_h, out_p):
         if turns > MAX_TURNS:
             tr.g[G_ERROR] = ERR_TURNS
             break
-        seats[seat, S_TURN] += 1
-        turn = seats[seat, S_TURN]
-        forbid, npile, stock = _draw(setup, hs, tr, totals, hand, seat, turn, nt, npile, stock)
-        solve(hands[seat], hs.table, nt, forbid, hs.paths, hs.result)
-        if hs.result[R_OUT]:
-            finish, points = _go_out(rp, hs, tr, hand, seat, turn, nt, forbid, npile)
-            winner = seat
-            break
-        if setup.policies[seat] == POLICY_EXPERT:
-            nt, npile = _expert_turn(setup, hs, tr, totals, hand, seat, turn, nt, forbid, npile, n - stock)
+        if setup.policies[seat] >= POLICY_SEARCH:
+            nt, npile, stock, done, points = _search_turn(setup, hs, tr, sp, totals, match_id, hand, seat, nt,
+                                                          npile, stock)
         else:
-            careful = setup.policies[seat] == POLICY_CAREFUL
-            nt, npile = _meld_and_discard(rp, careful, hs, tr, totals, hand, seat, turn, nt, forbid, npile,
-                                          n - stock)
+            nt, npile, stock, done, points = _turn(setup, hs, tr, totals, hand, seat, nt, npile, stock, -1)
+        if done != GOES_ON:
+            finish, winner = done, seat
+            break
         seat = (seat + 1) % players
     if winner >= 0:
         totals[winner] += points
@@ -551,23 +869,11 @@ def play_matches(seed, start, count, rp, policies, fixed, tune, ev, ends, tracin
     out (the caller grows them and goes on from that match; ``cursor`` is left at its
     first hand). ``tune``: each seat's expert constants (a row a seat)."""
     players, decks, target, partners = rp[RP_PLAYERS], rp[RP_DECKS], rp[RP_TARGET], rp[RP_PARTNERS]
-    deck = np.empty(CARDS * decks, dtype=np.int64)
-    pile = np.empty(CARDS * decks, dtype=np.int64)
-    kept = np.zeros(CARDS, dtype=np.int64)  # scratch of the discard choice
-    takes = np.full(players, -1, dtype=np.int64)
-    took = np.zeros((players, CARDS), dtype=np.int64)
-    thrown = np.zeros((players, CARDS), dtype=np.int64)
-    unseen = np.zeros(CARDS, dtype=np.int64)
-    sizes = np.zeros(players, dtype=np.int64)
-    hands = np.zeros((players, CARDS), dtype=np.int64)
-    table = np.zeros((MAX_MELDS, 4), dtype=np.int64)
-    seats = np.zeros((players, S_LEN), dtype=np.int64)
     totals = np.zeros(players, dtype=np.int64)
-    paths = np.zeros((3, STEPS, 4), dtype=np.int64)
-    result = np.zeros(R_LEN, dtype=np.int64)
     setup = Setup(seed, rp, policies, fixed, tune)
-    hs = HandState(deck, hands, table, pile, seats, paths, result, kept, takes, took, thrown, unseen, sizes)
+    hs = new_hand_state(players, CARDS * decks)
     tr = Trace(ev, ends, g, tracing)
+    sp = new_search_space(setup, hs)
     for i in range(count):
         m = start + i
         first_row = cursor[0]
@@ -583,7 +889,7 @@ def play_matches(seed, start, count, rp, policies, fixed, tune, ev, ends, tracin
                 cursor[0] = first_row
                 g[G_NEVENTS] = first_event
                 return i
-            finish = _play_hand(setup, hs, tr, m, hand, dealer, totals, out_h[row],
+            finish = _play_hand(setup, hs, tr, sp, m, hand, dealer, totals, out_h[row],
                                 out_p[row * players:(row + 1) * players])
             cursor[0] = row + 1
             hand += 1
@@ -639,12 +945,8 @@ def play_one_turn(rp, tune, policies, hands, table, nt, pile, npile, takes, took
                    np.zeros(players, dtype=np.int64))
     g = np.zeros(G_LEN, dtype=np.int64)
     tr = Trace(ev, np.zeros((1, players, CARDS), dtype=np.int64), g, True)
-    forbid, npile, _ = _draw(setup, hs, tr, totals, 0, seat, 1, nt, npile, 0)
-    solve(hands[seat], table, nt, forbid, hs.paths, hs.result)
-    if hs.result[R_OUT]:
-        _go_out(rp, hs, tr, 0, seat, 1, nt, forbid, npile)
-    elif policies[seat] == POLICY_EXPERT:
-        _expert_turn(setup, hs, tr, totals, 0, seat, 1, nt, forbid, npile, stock)
+    if policies[seat] >= POLICY_SEARCH:
+        _search_turn(setup, hs, tr, new_search_space(setup, hs), totals, 0, 0, seat, nt, npile, 0)
     else:
-        _meld_and_discard(rp, policies[seat] == POLICY_CAREFUL, hs, tr, totals, 0, seat, 1, nt, forbid, npile, stock)
+        _turn(setup, hs, tr, totals, 0, seat, nt, npile, 0, -1)
     return g[G_NEVENTS]

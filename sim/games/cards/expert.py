@@ -56,6 +56,9 @@ X_HOLD_CARDS = param_index(EXPERT_PARAMS, "hold_cards")
 X_HOLD_STOCK = param_index(EXPERT_PARAMS, "hold_stock")
 X_HOLD_POINTS = param_index(EXPERT_PARAMS, "hold_points")
 X_REACH = param_index(EXPERT_PARAMS, "reach")
+X_SAMPLES = param_index(EXPERT_PARAMS, "samples")
+X_OPTIONS = param_index(EXPERT_PARAMS, "options")
+X_MARGIN = param_index(EXPERT_PARAMS, "margin")
 
 
 @kernel(I2, i64, I1)

@@ -10,7 +10,7 @@ import numpy as np
 from sim.errors import PlayError, RulesError
 from sim.games.cards import EXPERT_PARAMS, POLICIES
 from sim.games.family import policy_codes as seat_codes
-from sim.games.family import seat_tune
+from sim.games.family import policy_tune, seat_tune
 from sim.jit import prepare
 from sim.rules import Rules
 
@@ -37,6 +37,12 @@ def rules_params(rules: Rules, duplicate: bool = False) -> np.ndarray:
 def policy_codes(policies: list[str] | tuple[str, ...], players: int) -> np.ndarray:
     """Policy names per seat as codes; one name is used for every seat."""
     return seat_codes(policies, players, POLICIES)
+
+
+def seat_budgets(policies: list[str] | tuple[str, ...], players: int,
+                 tune: np.ndarray | None = None) -> np.ndarray | None:
+    """``tune`` with each seat's search budget from its policy name (``search:32``)."""
+    return policy_tune(EXPERT_PARAMS, policies, players, POLICIES, tune)
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ import numpy as np
 import polars as pl
 
 from sim.games.cards import FINISHES, POLICIES
-from sim.games.family import deal_columns, rules_columns, seat_policies
+from sim.games.family import deal_columns, rules_columns, seat_policies, split_policy
 from sim.rules import Rules
 from sim.store import nullable
 
@@ -41,10 +41,10 @@ def chunk_tables(rules: Rules, seed: int, start: int, count: int, policies: list
     carrying ``deal_id`` and ``rotation`` (:func:`sim.games.family.deal_columns`); ``tune``:
     the expert's constants per seat."""
     from sim.games.cards import engine as e
-    from sim.games.cards.play import play_chunk, policy_codes
+    from sim.games.cards.play import play_chunk, policy_codes, seat_budgets
 
     res = play_chunk(rules, seed, start, count, policy_codes(policies, rules.players), duplicate=duplicate,
-                     tune=tune)
+                     tune=seat_budgets(policies, rules.players, tune))
     m, h, p = res.matches, res.hands, res.players
     if (m[:, e.M_ERROR] != 0).any():
         bad = int(np.flatnonzero(m[:, e.M_ERROR])[0])
@@ -85,7 +85,8 @@ def chunk_tables(rules: Rules, seed: int, start: int, count: int, policies: list
         "hand": np.repeat(h[:, e.H_HAND], players).astype(np.int32),
         "seat": seats,
         "team": seats % 2 if rules.partners else seats,  # C-TEAM-1: opposite seats together
-        "policy": pl.Series(np.tile(np.array(seat_policies(policies, players)), n), dtype=POLICY),
+        "policy": pl.Series(np.tile(np.array([split_policy(q, POLICIES)[0] for q in seat_policies(policies, players)]),
+                                    n), dtype=POLICY),  # search:32 is search (the budget: the matches' policies)
         "melded": p[:, e.P_MELDED].astype(np.int16),
         "cards_left": p[:, e.P_CARDS_LEFT].astype(np.int8),
         "hand_value": p[:, e.P_HAND_VALUE].astype(np.int16),

@@ -99,11 +99,12 @@ def match_json(t, seed: int | None, match_id: int | None, policies: list[str]) -
 
 def trace_json(rules: Rules, seed: int, match_id: int, policies: list[str], duplicate: bool = False) -> dict:
     """Match ``match_id`` of ``seed`` (of a duplicate run with ``duplicate``) played and traced, as JSON."""
-    from sim.games.cards.play import policy_codes, trace_match
+    from sim.games.cards.play import policy_codes, seat_budgets, trace_match
 
     codes = policy_codes(list(policies), rules.players)
     seats = [POLICIES[int(c)] for c in codes]
-    return match_json(trace_match(rules, seed, match_id, codes, duplicate=duplicate), seed, match_id, seats)
+    tune = seat_budgets(policies, rules.players)
+    return match_json(trace_match(rules, seed, match_id, codes, duplicate=duplicate, tune=tune), seed, match_id, seats)
 
 
 def _sorted(held: Counter) -> str:
