@@ -442,14 +442,14 @@ def _skill_section(rep: Report, ds: A.Dataset) -> None:
     from sim.skill import skill
 
     s = skill(ds)
-    units = family(ds.family).units
     rep.add("### Skill and luck", "",
             f"Each bot of the ladder ({', '.join(s['policies'])}) in every seat against {s['field']} in the "
             f"others, on the same {s['deals']:,} duplicate deals. *Relative skill* is how much of the way from "
             f"{s['field']} (0) to the oracle (1, which sees the other hands and the stock) a bot goes (Dreef, Borm "
             "and van der Genugten, 2004); the *variance shares* split a bot's score per "
             f"{family(ds.family).score_unit} into the luck of the dealt hand, the seat, the bot and the rest; "
-            f"the *critical repetitions* are the {units} a bot needs to be ahead of the one below it with 95% "
+            "the *critical repetitions* are the deals (each in every seat rotation) a bot needs to be ahead of "
+            "the one below it with 95% "
             "probability (Fiedler and Rock, 2009); the *Elo* ratings come from deal-by-deal comparisons, and "
             "the steps count the 75%-win steps from the weakest to the strongest (Robertie). 95% intervals, "
             "clustered by deal.", "")
@@ -473,7 +473,7 @@ def _skill_section(rep: Report, ds: A.Dataset) -> None:
         reps = "; ".join(f"{c['b']} over {c['a']}: " + (f"{c['estimate']:,.0f}" if c["estimate"] != float("inf")
                                                         else "never") for c in v["critical_repetitions"])
         rep.add("Variance of a bot's score: " + ", ".join(f"{k.replace('_', ' ')} {pct(x)}" for k, x in shares.items())
-                + f". {units.capitalize()} to be ahead with 95% probability: {reps}.", "")
+                + f". Deals to be ahead with 95% probability: {reps}.", "")
 
 
 def _skill_headlines(ds: A.Dataset) -> list[str]:

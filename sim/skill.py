@@ -366,7 +366,8 @@ def _ci(d: dict, fmt: str = "{:.3f}") -> str:
 def format_skill(s: dict) -> list[str]:
     """A skill run's measures as lines a person reads."""
     lines = [f"{s['family']} skill ladder: {', '.join(s['policies'])}, each in every seat against "
-             f"{s['field']} in the others, on {s['deals']:,} deals"]
+             f"{s['field']} in the others, on {s['deals']:,} deals (each in every seat rotation; the critical "
+             f"repetitions count such deals)"]
     for v in s["variants"]:
         name = ", ".join(f"{k}={x}" for k, x in v["variant"].items()) or "the rules as given"
         lines += ["", f"{name}:", f"  {'bot':<10}{v['score']:>30}{'win share':>28}"]
@@ -380,7 +381,7 @@ def format_skill(s: dict) -> list[str]:
             lines.append(f"  relative skill of {p} ({bots[0]} 0, {bots[-1]} 1): {_ci(r)}")
         for c in v["critical_repetitions"]:
             est = c["estimate"]
-            lines.append(f"  {c['b']} over {c['a']}: " + (f"ahead with 95% probability after {est:,.0f} {s['units']}"
+            lines.append(f"  {c['b']} over {c['a']}: " + (f"ahead with 95% probability after {est:,.0f} deals"
                                                          if math.isfinite(est) else "not ahead on average"))
         elo = v["elo"]
         lines.append("  Elo: " + ", ".join(f"{p} {r:.0f}" for p, r in elo["ratings"].items())
