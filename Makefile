@@ -6,7 +6,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 PIP := $(BIN)/pip install --disable-pip-version-check
 
-.PHONY: demo test test-fast compile browser lint bench clean reference-report reference-expert-sweeps reference-rummikub reference-cards notebook-data lab
+.PHONY: demo test test-fast compile browser lint bench clean reference-report reference-expert-sweeps reference-rummikub reference-cards reference-skill notebook-data lab
 
 demo: $(VENV)/.core
 	$(BIN)/sim run --preset rummy101 --rounds 100000 --seed 1 --out data/demo/run
@@ -76,6 +76,8 @@ $(NB)/.done: $(VENV)/.core
 		--out $(NB)/rummikub --no-progress
 	$(BIN)/sim sweep --preset rummy101-cards --grid players=2,3,4 --grid target=101,500 --matches 5000 --seed 2026 \
 		--out $(NB)/cards --no-progress
+	$(BIN)/sim skill --preset rummy101-cards --players 2 --policies greedy,expert,oracle --matches 400 --seed 2026 \
+		--out $(NB)/skill --no-progress
 	touch $@
 
 # JupyterLab on the notebooks, with their data, opening the jupytext .py notebooks as
@@ -142,6 +144,27 @@ reference-rummikub: $(VENV)/.core
 	$(BIN)/sim report $(foreach r,$(RK_RULES),--data $(RK)/$(firstword $(subst =, ,$(r)))) \
 		$(foreach r,$(RK_RULES),--data $(RK)/expert/$(firstword $(subst =, ,$(r)))) \
 		--notes reports/reference-rummikub-notes.md --baseline players=4 --out reports/reference-rummikub
+
+# Which rules reward skill (reports/reference-skill, issue 22): `sim skill` at four players,
+# the standard game and each house rule alone (a run per rule, its two values side by side on
+# the same deals), every bot of each family's ladder in every seat against greedy in the
+# others: Rummy 101 20,000 rounds a bot and variant, Rummikub 4,000, card Rummy 101 800
+# matches (its ladder with the search and the oracle). About 25 minutes on 2 cores
+# (2026-12-04). Reruns skip what data/reference holds.
+SK := $(REF)/skill
+SKILL_RUNS := rummy101:20000:threshold_mode=fixed,increasing rummy101:20000:button_jokers=0,1 \
+	rummy101:20000:starter_may_open=true,false rummy101:20000:open_points=81,101,121 \
+	$(foreach r,$(RK_RULES),rummikub:4000:$(r)) \
+	rummy101-cards:800:partners=false,true rummy101-cards:800:decks=1,2 rummy101-cards:800:rummy_layoffs=false,true
+reference-skill: $(VENV)/.core
+	for run in $(SKILL_RUNS); do \
+		preset=$${run%%:*}; rest=$${run#*:}; size=$${rest%%:*}; rule=$${rest#*:}; \
+		unit=--rounds; [ $$preset = rummy101-cards ] && unit=--matches; \
+		$(BIN)/sim skill --preset $$preset --players 4 --grid $$rule $$unit $$size --seed 2026 \
+			--out $(SK)/$$preset/$${rule%%=*} || exit 1; \
+	done
+	$(BIN)/sim report $(foreach r,$(SKILL_RUNS),--data $(SK)/$(firstword $(subst :, ,$(r)))/$(firstword $(subst =, ,$(lastword $(subst :, ,$(r)))))) \
+		--notes reports/reference-skill-notes.md --out reports/reference-skill
 
 # The reference report's card part (reports/reference-cards): solo matches of 2-4 players to
 # 100, 101 and 500, partners and two decks at four players, one careful bot among greedy

@@ -327,6 +327,52 @@ def seat_edges(adv: pl.DataFrame, combos: list[dict]):
     return fig
 
 
+SHARE_PARTS = (("dealt_hand", "the dealt hand", "#1b6ca8"), ("deal_id", "the deal", "#1b6ca8"),
+               ("seat", "the seat", "#edae49"), ("policy", "the bot", "#d1495b"), ("residual", "the rest", "#bbbbbb"))
+
+
+def skill_ladder(s: dict, most: int = 8):
+    """How much playing well is worth (a ``sim skill`` run, :func:`sim.skill.skill`): each bot's
+    mean score per variant with its 95% interval, weakest bot first (left), and the shares of a
+    bot's score variance that go with the dealt hand, the seat, the bot and the rest (right), a
+    row per variant (the first ``most``)."""
+    variants = s["variants"][:most]
+    bots = s["policies"]
+    names = [variant_label(v["variant"]) if v["variant"] else "the rules as given" for v in variants]
+    fig, (left, right) = plt.subplots(1, 2, figsize=(11.0, 1.6 + 0.45 * max(len(variants), 4)),
+                                      layout="constrained", gridspec_kw={"width_ratios": [1.2, 1]})
+    width = 0.8 / len(variants)
+    for i, (v, name) in enumerate(zip(variants, names, strict=True)):
+        x = np.arange(len(bots)) + (i - (len(variants) - 1) / 2) * width
+        m = [v["policies"][b]["mean_score"] for b in bots]
+        y = np.array([d["estimate"] for d in m])
+        err = [y - np.array([d["ci_low"] for d in m]), np.array([d["ci_high"] for d in m]) - y]
+        left.errorbar(x, y, yerr=err, fmt="o", ms=4, capsize=2.5, color=plt.cm.tab10(i % 10), label=name)
+    left.set_xticks(range(len(bots)), bots)
+    left.set_ylabel(variants[0]["score"] if variants else "mean score")
+    left.set_title(f"each bot against {s['field']} in the other seats")
+    for row, v in enumerate(variants):
+        start = 0.0
+        for key, label, colour in SHARE_PARTS:
+            share = v["variance"]["shares"].get(key)
+            if share is None:
+                continue
+            right.barh(row, 100 * share, left=start, color=colour, label=label if row == 0 else None)
+            if share > 0.06:
+                right.text(start + 50 * share, row, f"{100 * share:.0f}%", ha="center", va="center", fontsize=8)
+            start += 100 * share
+    right.set_yticks(range(len(variants)), names)
+    right.invert_yaxis()
+    right.set_xlim(0, 100)
+    right.set_xlabel("share of a bot's score variance (%)")
+    right.set_title("what a score goes with")
+    right.legend(loc="lower center", bbox_to_anchor=(0.5, 1.08), ncols=4, fontsize=8, frameon=False)
+    if len(variants) > 1:
+        left.legend(fontsize=8)
+    fig.suptitle(f"{s['family']}: how much playing well is worth, 95% intervals")
+    return fig
+
+
 def _digits(half: float, most: int = 3) -> int:
     """Decimals that show an interval of half-width ``half`` to a quarter of it or finer, at most ``most``."""
     if not np.isfinite(half) or half <= 0:

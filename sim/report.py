@@ -457,6 +457,8 @@ def _skill_section(rep: Report, ds: A.Dataset) -> None:
     def ci(d: dict, digits: int = 2) -> str:
         return f"{d['estimate']:.{digits}f} {ci_text(d['ci_low'], d['ci_high'], as_pct=False, digits=digits)}"
 
+    rep.figure(plots.skill_ladder(s), f"{ds.path.name}-skill",
+               "Each bot's mean score against the field, and what a bot's score goes with: 95% intervals.")
     for v in s["variants"]:
         name = ", ".join(f"{k}={x}" for k, x in v["variant"].items()) or "the rules as given"
         elo = v["elo"]["ratings"]

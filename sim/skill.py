@@ -387,3 +387,26 @@ def format_skill(s: dict) -> list[str]:
         lines.append("  Elo: " + ", ".join(f"{p} {r:.0f}" for p, r in elo["ratings"].items())
                      + f"; {elo['steps']:.1f} steps of 75% wins from the weakest to the strongest")
     return lines
+
+
+def tables(s: dict) -> dict[str, pl.DataFrame]:
+    """A skill run's measures (:func:`skill`) as tables, a row per variant and bot (or pair):
+    ``bots`` (mean score, win share, relative skill, Elo; estimates with ``_ci_low`` and
+    ``_ci_high``), ``variance`` (the shares of a bot's score variance), ``repetitions`` (the
+    deals until each bot leads the one below it with 95% probability)."""
+    bots, variance, reps = [], [], []
+    for v in s["variants"]:
+        name = ", ".join(f"{k}={x}" for k, x in v["variant"].items()) or "as given"
+        for p, m in v["policies"].items():
+            row = {"variant": name, "bot": p}
+            for key in ("mean_score", "win_share"):
+                row |= {key: m[key]["estimate"], f"{key}_ci_low": m[key]["ci_low"], f"{key}_ci_high": m[key]["ci_high"]}
+            r = v["relative_skill"].get(p)
+            row |= {"relative_skill": r["estimate"] if r else None, "relative_skill_ci_low": r["ci_low"] if r else None,
+                    "relative_skill_ci_high": r["ci_high"] if r else None, "elo": v["elo"]["ratings"][p]}
+            bots.append(row)
+        variance.append({"variant": name, **{f"{k}_share": x for k, x in v["variance"]["shares"].items()},
+                         "elo_steps": v["elo"]["steps"]})
+        reps += [{"variant": name, "better": c["b"], "than": c["a"],
+                  "deals": c["estimate"] if math.isfinite(c["estimate"]) else None} for c in v["critical_repetitions"]]
+    return {"bots": pl.DataFrame(bots), "variance": pl.DataFrame(variance), "repetitions": pl.DataFrame(reps)}

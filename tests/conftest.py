@@ -17,8 +17,9 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
 @pytest.fixture(scope="session")
 def small_data(tmp_path_factory):
     """A small sweep over players and threshold modes, an open_points sweep, a Rummikub sweep
-    over players and the bar, a card Rummy 101 sweep over players and the target, and a
-    deal-stats file, shared by the report and notebook tests."""
+    over players and the bar, a card Rummy 101 sweep over players and the target, a skill run
+    (heads-up card matches: greedy, expert, oracle) and a deal-stats file, shared by the
+    report and notebook tests."""
     import sim
     from sim import dealstats, runner
 
@@ -35,6 +36,11 @@ def small_data(tmp_path_factory):
                jobs=1, progress=False)
     cards = runner.grid_variants(sim.preset("rummy101-cards"), {"players": ["2", "4"], "target": ["101", "200"]})
     runner.run(runner.RunSpec(cards, 60, 3, ("greedy",), 60, kind="sweep"), root / "cards", jobs=1, progress=False)
+    from sim import skill
+
+    two = sim.preset("rummy101-cards").replace(players=2)
+    runner.run(skill.spec((runner.Variant(two),), ("greedy", "expert", "oracle"), 16, 3, 16), root / "skill",
+               jobs=1, progress=False)
     deal = dealstats.run_deal_stats(base, 22, 3000, seed=1, jobs=1, progress=False)
     dealstats.write(deal, root / "deal.parquet")
     return root

@@ -16,10 +16,11 @@ def data(small_data):
     return small_data
 
 
-def test_six_notebooks_exist():
+def test_seven_notebooks_exist():
     assert [p.name for p in NOTEBOOKS] == ["01_opening_probabilities.py", "02_threshold_effects.py",
                                            "03_penalty_distributions.py", "04_variant_balancing.py",
-                                           "05_rummikub_house_rules.py", "06_card_rummy_matches.py"]
+                                           "05_rummikub_house_rules.py", "06_card_rummy_matches.py",
+                                           "07_skill_and_luck.py"]
 
 
 @pytest.mark.parametrize("source", NOTEBOOKS, ids=lambda p: p.stem)
@@ -30,7 +31,8 @@ def test_notebook_runs_top_to_bottom(source, data, tmp_path):
     assert not any(c.get("outputs") for c in nb.cells if c.cell_type == "code"), "no outputs in git"
     ipynb = tmp_path / f"{source.stem}.ipynb"
     nbformat.write(nb, ipynb)
-    kind = "rummikub" if "rummikub" in source.stem else "cards" if "card" in source.stem else "variants"
+    kind = ("rummikub" if "rummikub" in source.stem else "cards" if "card" in source.stem
+            else "skill" if "skill" in source.stem else "variants")
     params = {"DATA": str(data / kind)}
     if "DEAL_FILES" in source.read_text():
         params["DEAL_FILES"] = [str(data / "deal.parquet")]

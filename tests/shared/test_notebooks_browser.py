@@ -49,7 +49,7 @@ def lab(small_data, tmp_path_factory):
     shutil.copytree(ROOT / "notebooks", root / "notebooks")
     data = root / "data" / "notebooks"
     data.mkdir(parents=True)
-    for name in ("variants", "thresholds", "rummikub", "cards"):
+    for name in ("variants", "thresholds", "rummikub", "cards", "skill"):
         (data / name).symlink_to(small_data / name)
     for size in (21, 22):
         (data / f"deal-{size}.parquet").symlink_to(small_data / "deal.parquet")
