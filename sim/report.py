@@ -471,10 +471,12 @@ def _skill_section(rep: Report, ds: A.Dataset) -> None:
                          "relative skill": ci(r, 3) if r else "", "Elo": f"{elo[p]:.0f}"})
         rep.add(f"**{name}**: {v['elo']['steps']:.1f} steps of 75% wins from the weakest bot to the strongest.", "")
         rep.table(pl.DataFrame(rows))
-        shares = v["variance"]["shares"]
+        shares = v["variance"]["intervals"]
         reps = "; ".join(f"{c['b']} over {c['a']}: " + (f"{c['estimate']:,.0f}" if c["estimate"] != float("inf")
                                                         else "never") for c in v["critical_repetitions"])
-        rep.add("Variance of a bot's score: " + ", ".join(f"{k.replace('_', ' ')} {pct(x)}" for k, x in shares.items())
+        rep.add("Variance of a bot's score: " + ", ".join(
+                f"{k.replace('_', ' ')} {pct(x['estimate'])} {ci_text(x['ci_low'], x['ci_high'])}"
+                for k, x in shares.items())
                 + f". Deals to be ahead with 95% probability: {reps}.", "")
 
 
@@ -488,7 +490,9 @@ def _skill_headlines(ds: A.Dataset) -> list[str]:
         rel = "; ".join(f"relative skill of {p} {r['estimate']:.3f} "
                         f"{ci_text(r['ci_low'], r['ci_high'], as_pct=False, digits=3)}"
                         for p, r in v["relative_skill"].items())
-        lines.append(f"- {ds.path.name}, {name}: the bot explains {pct(v['variance']['shares']['policy'])} of a "
+        bot = v["variance"]["intervals"]["policy"]
+        lines.append(f"- {ds.path.name}, {name}: the bot explains {pct(bot['estimate'])} "
+                     f"{ci_text(bot['ci_low'], bot['ci_high'])} of a "
                      f"score's variance, the dealt hand {pct(v['variance']['shares'].get('dealt_hand', float('nan')))}"
                      + (f"; {rel}" if rel else "") + f"; {v['elo']['steps']:.1f} steps of 75% wins.")
     return lines

@@ -92,6 +92,31 @@ def variance_shares(rows: pl.DataFrame, value: str = "score", factors: tuple[str
     return out
 
 
+JACKKNIFE_GROUPS = 20  # share_intervals: the deals in this many groups, each left out in turn
+
+
+def share_intervals(rows: pl.DataFrame, value: str = "score", factors: tuple[str, ...] = FACTORS,
+                    groups: int = JACKKNIFE_GROUPS) -> dict[str, dict[str, float]]:
+    """95% intervals of :func:`variance_shares`' shares by the grouped jackknife over deals: the
+    deals in ``groups`` groups (deal ids modulo ``groups``), the shares fitted with each group
+    left out, the spread of those fits giving the standard error (a deal's rows stay together:
+    they share its luck)."""
+    full = variance_shares(rows, value, factors)["shares"]
+    group = rows["deal_id"].to_numpy() % groups
+    present = np.unique(group)
+    if present.size < 2:
+        raise SimError(f"share_intervals: the rows hold {present.size} group(s) of deals; an interval needs two "
+                       "or more")
+    fits = [variance_shares(rows.filter(pl.Series(group != g)), value, factors)["shares"] for g in present]
+    k = present.size
+    out = {}
+    for f, est in full.items():
+        vals = np.array([fit[f] for fit in fits])
+        se = math.sqrt((k - 1) / k * float(((vals - vals.mean()) ** 2).sum()))
+        out[f] = {"estimate": est, "ci_low": max(0.0, est - Z95 * se), "ci_high": min(1.0, est + Z95 * se)}
+    return out
+
+
 def _per_deal(rows: pl.DataFrame, policies: tuple[str, ...], value: str) -> dict[str, np.ndarray]:
     """Each policy's mean ``value`` per deal, over the deals every one of ``policies`` played."""
     known = set(rows["policy"].unique().to_list())
@@ -327,6 +352,7 @@ def measures(rows: pl.DataFrame, policies: tuple[str, ...], score_label: str) ->
     out = compare(rows, list(policies), score_label)
     luck = "dealt_hand" if "dealt_hand" in rows.columns else "deal_id"
     out["variance"] = variance_shares(rows, "rate", (luck, "seat", "policy"))
+    out["variance"]["intervals"] = share_intervals(rows, "rate", (luck, "seat", "policy"))
     beginner, top = policies[0], policies[-1]
     out["relative_skill"] = {}
     if top.partition(":")[0] == "oracle":
@@ -373,9 +399,9 @@ def format_skill(s: dict) -> list[str]:
         lines += ["", f"{name}:", f"  {'bot':<10}{v['score']:>30}{'win share':>28}"]
         for p, m in v["policies"].items():
             lines.append(f"  {p:<10}{_ci(m['mean_score'], '{:.2f}'):>30}{_ci(m['win_share'], '{:.1%}'):>28}")
-        var = v["variance"]["shares"]
+        var = v["variance"]["intervals"]
         lines.append("  variance of a bot's score: " + ", ".join(
-            f"{k.replace('_', ' ')} {x:.1%}" for k, x in var.items()))
+            f"{k.replace('_', ' ')} {_ci(x, '{:.1%}')}" for k, x in var.items()))
         bots = list(v["policies"])
         for p, r in v["relative_skill"].items():
             lines.append(f"  relative skill of {p} ({bots[0]} 0, {bots[-1]} 1): {_ci(r)}")
@@ -405,8 +431,10 @@ def tables(s: dict) -> dict[str, pl.DataFrame]:
             row |= {"relative_skill": r["estimate"] if r else None, "relative_skill_ci_low": r["ci_low"] if r else None,
                     "relative_skill_ci_high": r["ci_high"] if r else None, "elo": v["elo"]["ratings"][p]}
             bots.append(row)
-        variance.append({"variant": name, **{f"{k}_share": x for k, x in v["variance"]["shares"].items()},
-                         "elo_steps": v["elo"]["steps"]})
+        row = {"variant": name}
+        for k, x in v["variance"]["intervals"].items():
+            row |= {f"{k}_share": x["estimate"], f"{k}_share_ci_low": x["ci_low"], f"{k}_share_ci_high": x["ci_high"]}
+        variance.append({**row, "elo_steps": v["elo"]["steps"]})
         reps += [{"variant": name, "better": c["b"], "than": c["a"],
                   "deals": c["estimate"] if math.isfinite(c["estimate"]) else None} for c in v["critical_repetitions"]]
     return {"bots": pl.DataFrame(bots), "variance": pl.DataFrame(variance), "repetitions": pl.DataFrame(reps)}

@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sim.errors import SimError
-from sim.skill import STEP_ELO, critical_repetitions, elo_ladder, relative_skill, variance_shares
+from sim.skill import STEP_ELO, critical_repetitions, elo_ladder, relative_skill, share_intervals, variance_shares
 
 
 def duplicate_rows(deals, seat_effects, policy_effects, deal_sd, residual_sd, seed):
@@ -50,6 +50,26 @@ def test_variance_shares_recovers_known_components_of_a_duplicate_design():
     assert got["seat"] == pytest.approx(0.375, abs=0.05)
     assert got["policy"] == pytest.approx(1.0, abs=0.05)
     assert got["residual"] == pytest.approx(4.0, abs=0.12)
+
+
+def test_share_intervals_cover_the_true_shares_of_known_components():
+    """The grouped jackknife's 95% intervals (20 groups of deals): over 40 synthetic
+    tournaments of known components (deal luck of variance 9, seat edges of variance 7/18,
+    policies +-1, noise of variance 4; 120 deals each, seed 100 onwards), the interval of the
+    policy's share and of the deal's holds the true share in at least 34 of the 40 (85%: the
+    jackknife from 20 groups is an approximation; at 95% coverage 34 or more happen with
+    probability 0.99)."""
+    seat_var = float(np.var([-1.0, 0.0, 0.5]))
+    total = 9.0 + seat_var + 1.0 + 4.0
+    truth = {"deal_id": 9.0 / total, "policy": 1.0 / total}
+    covered = {f: 0 for f in truth}
+    for seed in range(100, 140):
+        rows = duplicate_rows(120, [-1.0, 0.0, 0.5], {"greedy": -1.0, "expert": 1.0}, 3.0, 2.0, seed=seed)
+        got = share_intervals(rows)
+        for f, share in truth.items():
+            assert got[f]["ci_low"] <= got[f]["estimate"] <= got[f]["ci_high"]
+            covered[f] += got[f]["ci_low"] <= share <= got[f]["ci_high"]
+    assert all(n >= 34 for n in covered.values()), covered
 
 
 def test_variance_shares_says_nothing_where_a_factor_does_nothing():
