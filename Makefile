@@ -164,7 +164,7 @@ reference-skill: $(VENV)/.core
 			--out $(SK)/$$preset/$${rule%%=*} || exit 1; \
 	done
 	$(BIN)/sim report $(foreach r,$(SKILL_RUNS),--data $(SK)/$(firstword $(subst :, ,$(r)))/$(firstword $(subst =, ,$(lastword $(subst :, ,$(r)))))) \
-		--notes reports/reference-skill-notes.md --out reports/reference-skill
+		--notes reports/reference-skill-notes.md --title "Which rules reward skill" --out reports/reference-skill
 
 # The reference report's card part (reports/reference-cards): solo matches of 2-4 players to
 # 100, 101 and 500, partners and two decks at four players, one careful bot among greedy

@@ -474,10 +474,16 @@ def _skill_section(rep: Report, ds: A.Dataset) -> None:
         shares = v["variance"]["intervals"]
         reps = "; ".join(f"{c['b']} over {c['a']}: " + (f"{c['estimate']:,.0f}" if c["estimate"] != float("inf")
                                                         else "never") for c in v["critical_repetitions"])
-        rep.add("Variance of a bot's score: " + ", ".join(
-                f"{k.replace('_', ' ')} {pct(x['estimate'])} {ci_text(x['ci_low'], x['ci_high'])}"
-                for k, x in shares.items())
+        rep.add("Variance of a bot's score: " + ", ".join(f"{k.replace('_', ' ')} {_share_text(x)}"
+                                                          for k, x in shares.items())
                 + f". Deals to be ahead with 95% probability: {reps}.", "")
+
+
+def _share_text(x: dict) -> str:
+    """A share of variance and its interval in percent: two decimals for the small ones (a bot's
+    share of a Rummy 101 score is hundredths of a percent)."""
+    digits = 2 if x["ci_high"] < 0.01 else 1
+    return f"{100 * x['estimate']:.{digits}f}% [{100 * x['ci_low']:.{digits}f}, {100 * x['ci_high']:.{digits}f}]"
 
 
 def _skill_headlines(ds: A.Dataset) -> list[str]:
@@ -486,13 +492,13 @@ def _skill_headlines(ds: A.Dataset) -> list[str]:
 
     lines = []
     for v in skill(ds)["variants"]:
-        name = ", ".join(f"{k}={x}" for k, x in v["variant"].items()) or family(ds.family).title
+        name = family(ds.family).title + (", " + ", ".join(f"{k}={x}" for k, x in v["variant"].items())
+                                          if v["variant"] else "")
         rel = "; ".join(f"relative skill of {p} {r['estimate']:.3f} "
                         f"{ci_text(r['ci_low'], r['ci_high'], as_pct=False, digits=3)}"
                         for p, r in v["relative_skill"].items())
         bot = v["variance"]["intervals"]["policy"]
-        lines.append(f"- {ds.path.name}, {name}: the bot explains {pct(bot['estimate'])} "
-                     f"{ci_text(bot['ci_low'], bot['ci_high'])} of a "
+        lines.append(f"- {name}: the bot explains {_share_text(bot)} of a "
                      f"score's variance, the dealt hand {pct(v['variance']['shares'].get('dealt_hand', float('nan')))}"
                      + (f"; {rel}" if rel else "") + f"; {v['elo']['steps']:.1f} steps of 75% wins.")
     return lines
