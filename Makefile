@@ -148,14 +148,14 @@ reference-rummikub: $(VENV)/.core
 # Which rules reward skill (reports/reference-skill, issue 22): `sim skill` at four players,
 # the standard game and each house rule alone (a run per rule, its two values side by side on
 # the same deals), every bot of each family's ladder in every seat against greedy in the
-# others: Rummy 101 20,000 rounds a bot and variant, Rummikub 4,000, card Rummy 101 2,000
+# others: Rummy 101 20,000 rounds a bot and variant, Rummikub 4,000, card Rummy 101 800
 # matches (its ladder with the search and the oracle). About 25 minutes on 2 cores
 # (2026-12-04). Reruns skip what data/reference holds.
 SK := $(REF)/skill
 SKILL_RUNS := rummy101:20000:threshold_mode=fixed,increasing rummy101:20000:button_jokers=0,1 \
 	rummy101:20000:starter_may_open=true,false rummy101:20000:open_points=81,101,121 \
 	$(foreach r,$(RK_RULES),rummikub:4000:$(r)) \
-	rummy101-cards:2000:partners=false,true rummy101-cards:2000:decks=1,2 rummy101-cards:2000:rummy_layoffs=false,true
+	rummy101-cards:800:partners=false,true rummy101-cards:800:decks=1,2 rummy101-cards:800:rummy_layoffs=false,true
 reference-skill: $(VENV)/.core
 	for run in $(SKILL_RUNS); do \
 		preset=$${run%%:*}; rest=$${run#*:}; size=$${rest%%:*}; rule=$${rest#*:}; \
