@@ -149,7 +149,7 @@ reference-rummikub: $(VENV)/.core
 # the standard game and each house rule alone (a run per rule, its two values side by side on
 # the same deals), every bot of each family's ladder in every seat against greedy in the
 # others: Rummy 101 20,000 rounds a bot and variant, Rummikub 4,000, card Rummy 101 800
-# matches (its ladder with the search and the oracle). About 25 minutes on 2 cores
+# matches (its ladder with the search and the oracle). About 17 minutes on 2 cores, compiling included
 # (2026-12-04). Reruns skip what data/reference holds.
 SK := $(REF)/skill
 SKILL_RUNS := rummy101:20000:threshold_mode=fixed,increasing rummy101:20000:button_jokers=0,1 \
