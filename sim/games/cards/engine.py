@@ -461,15 +461,20 @@ def _go_out(rp, hs, tr, hand, seat, turn, nt, forbid, npile):
     return (FINISH_RUMMY if rummy else FINISH_OUT), points
 
 
-@kernel(SETUP, HAND_STATE, TRACE, I1, i64, i64, i64, i64, i64, i64, counted=False)
-def _expert_lay(setup, hs, tr, totals, hand, seat, turn, nt, npile, stock_left):
+@kernel(SETUP, HAND_STATE, TRACE, I1, i64, i64, i64, i64, i64, i64, i64, counted=False)
+def _expert_lay(setup, hs, tr, totals, hand, seat, turn, nt, npile, stock_left, force):
     """The expert's lay-down in a turn that does not go out: what the solver found
-    (``hs.paths[1]``), unless it holds it for rummy; returns ``nt`` (jit-compiled)."""
+    (``hs.paths[1]``), unless it holds it for rummy (``force`` 1 or 0: it lays or holds,
+    whatever the expert would); returns ``nt`` (jit-compiled)."""
     rp, tune = setup.rp, setup.tune[seat]
     h, table, paths, result, seats = hs.hands[seat], hs.table, hs.paths, hs.result, hs.seats
-    v = _view(setup, hs, totals, seat, nt, npile, stock_left)
-    if result[R_BEST] > 0 and expert_lays(v, result[R_BEST], seats[seat, S_ANY] == 1, rp[RP_PLAYERS], rp[RP_TARGET],
-                                          rp[RP_PARTNERS], rp[RP_RUMMY], tune):
+    if result[R_BEST] == 0:
+        return nt
+    if force < 0:
+        v = _view(setup, hs, totals, seat, nt, npile, stock_left)
+        force = 1 if expert_lays(v, result[R_BEST], seats[seat, S_ANY] == 1, rp[RP_PLAYERS], rp[RP_TARGET],
+                                 rp[RP_PARTNERS], rp[RP_RUMMY], tune) else 0
+    if force == 1:
         nt, placed = _lay_down(h, table, nt, paths[1], result[R_BEST_STEPS], tr, hand, seat, turn)
         seats[seat, S_MELDED] += placed
         seats[seat, S_ANY] = 1
@@ -531,7 +536,7 @@ def _turn(setup, hs, tr, totals, hand, seat, nt, npile, stock, force):
         return nt, npile + 1, stock, finish, points
     stock_left = hs.deck.shape[0] - stock
     if setup.policies[seat] >= POLICY_EXPERT:
-        nt = _expert_lay(setup, hs, tr, totals, hand, seat, turn, nt, npile, stock_left)
+        nt = _expert_lay(setup, hs, tr, totals, hand, seat, turn, nt, npile, stock_left, -1)
         _throw(hs, tr, hand, seat, turn, _expert_throw(setup, hs, totals, seat, nt, forbid, npile, stock_left), npile)
         npile += 1
     else:
@@ -760,7 +765,26 @@ def _search_turn(setup, hs, tr, sp, totals, match_id, hand, seat, nt, npile, sto
         finish, points = _go_out(rp, hs, tr, hand, seat, turn, nt, forbid, npile)
         return nt, npile + 1, stock, finish, points
     stock_left = hs.deck.shape[0] - stock
-    nt = _expert_lay(setup, hs, tr, totals, hand, seat, turn, nt, npile, stock_left)
+    lay = -1
+    if hs.result[R_BEST] > 0 and seats[seat, S_ANY] == 0 and rp[RP_RUMMY] > 1:  # lay down or hold for rummy
+        values[0], values[1] = 0.0, 0.0
+        for k in range(samples):
+            _sample_world(setup, hs, sp, totals, seat, nt, npile, stock, match_id, when | 4, k)
+            for lays in range(2):
+                w = sp.roll
+                _copy_state(sp.world, w, nt, npile)
+                copy_rows(w.paths[1], hs.paths[1])
+                copy_row(w.result, hs.result)
+                at = _expert_lay(setup, w, sp.quiet, totals, hand, seat, turn, nt, npile, stock_left, lays)
+                _throw(w, sp.quiet, hand, seat, turn, _expert_throw(setup, w, totals, seat, at, forbid, npile,
+                                                                    stock_left), npile)
+                finish, winner, points = _roll_out(sp, totals, hand, (seat + 1) % players, at, npile + 1, stock)
+                values[lays] += _outcome(rp, totals, seat, finish, winner, points)
+        v = _view(setup, hs, totals, seat, nt, npile, stock_left)
+        expert = 1 if expert_lays(v, hs.result[R_BEST], False, players, rp[RP_TARGET], rp[RP_PARTNERS],
+                                  rp[RP_RUMMY], tune) else 0
+        lay = 1 - expert if values[1 - expert] > values[expert] + margin * samples else expert
+    nt = _expert_lay(setup, hs, tr, totals, hand, seat, turn, nt, npile, stock_left, lay)
     # the options: the expert's throw, then the kept cards that cost it least
     throw = _expert_throw(setup, hs, totals, seat, nt, forbid, npile, stock_left)
     count = _throw_options(setup, hs, sp, totals, seat, nt, forbid, npile, stock_left, throw)
