@@ -46,7 +46,7 @@ EXPERT_PARAMS = (
     Param("samples", 16, 1, 1024, "search: worlds each option is played out in", integer=True, tuned=False),
     Param("options", 3, 1, 8, "search: the throws it tries (the expert's and the next cheapest)", integer=True,
           tuned=False),
-    Param("margin", 0.3, 0.0, 1.0, "search: how much better (mean outcome, -1 to 1) another option must do than the "
+    Param("margin", 0.5, 0.0, 1.0, "search: how much better (mean outcome, -1 to 1) another option must do than the "
           "expert's to be chosen"),
 )
 FINISHES = ("out", "rummy", "wash")  # engine.FINISH_*
