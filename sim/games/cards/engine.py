@@ -548,7 +548,8 @@ def _turn(setup, hs, tr, totals, hand, seat, nt, npile, stock, force):
 # --- the search and the oracle (issue 22: determinized Monte Carlo play) --------------------------
 #
 # A search seat plays the expert's turn, but where the expert weighs a choice (take the
-# discard or draw; which card to throw) it tries each option in ``samples`` worlds and keeps
+# discard or draw; lay its melds down or hold them for rummy, C-SCORE-2; which card to
+# throw) it tries each option in ``samples`` worlds and keeps
 # the best mean outcome. A world is what the seat cannot see, dealt again at random: the
 # other hands (their sizes known, and the cards it saw each take from the pile and not since
 # seen put back in them) and the stock's order, from the cards it has not seen; the oracle's
