@@ -152,7 +152,7 @@ def _play_chunk(rules_json: str, seed: int, start: int, count: int, policies: li
     numba.set_num_threads(1)
     rules = rules_from_json(rules_json)
     family = family_of(rules)
-    family.prepare(progress=False, jobs=1)  # a remote worker may have to compile: here, in order, once
+    family.prepare(progress=False, jobs=1, policies=policies)  # a remote worker may have to compile: here, once
     return family.chunk_tables(rules, seed, start, count, policies, drop, duplicate)
 
 
@@ -345,7 +345,7 @@ def run(spec: RunSpec, out: Path, jobs: int | None = None, progress: bool = True
         prepare(out, spec, overwrite, grow, say)
         report.where = workers.describe()
         # Compile here once, saying so: local workers then load the kernels from the cache.
-        family.prepare(progress)
+        family.prepare(progress, policies={p for v in spec.variants for p in spec.policies_of(v)})
         bar = tqdm(total=None if spec.until else sum(map(spec.rounds_of, spec.variants)), unit=family.unit,
                    unit_scale=True, disable=not progress, desc=f"{spec.kind} {first.rules.name}", smoothing=0.05)
         t0 = time.perf_counter()

@@ -94,7 +94,7 @@ def _seat_rows(rules_json: str, seed: int, start: int, count: int, seating: tupl
     numba.set_num_threads(1)  # the processes are the parallelism
     rules = rules_from_json(rules_json)
     family = family_of(rules)
-    family.prepare(progress=False, jobs=1)
+    family.prepare(progress=False, jobs=1, policies=seating)
     tables = family.chunk_tables(rules, seed, start, count, list(seating), duplicate=True, tune=tune)
     return seat_labels(family.seat_results(tables).collect(), seating)
 
@@ -135,7 +135,7 @@ def play(rules: Rules, policies: tuple[str, ...], units: int, seed: int, jobs: i
         for start in range(0, units, chunk):
             key = f"{'-'.join(seating)}/{start}"
             tasks.append((key, (rules.to_json(), seed, start, min(chunk, units - start), seating, seat_tune)))
-    family.prepare(progress=progress)
+    family.prepare(progress=progress, policies=policies)
     rows: list[pl.DataFrame] = []
     bar = None
     if progress:

@@ -513,6 +513,8 @@ class Family(ABC):
     kernel_modules: ClassVar[tuple[str, ...]]  # sim.jit: the modules its engine compiles, callees first
     # Its other workloads (``sim compile``): (what is compiled, its modules callees first).
     other_workloads: ClassVar[tuple[tuple[str, tuple[str, ...]], ...]] = ()
+    # the bots that play with one of those (``{"search": name}``): compiled when they play
+    policy_workloads: ClassVar[dict[str, str]] = {}
     uses_run_table: ClassVar[bool] = False  # its engine calls the opening solver, which reads the run table
     piece: ClassVar[int | None] = None  # the most units one task plays (None: a chunk), so that a run's bar moves
     metrics: ClassVar[tuple[Metric, ...]]
@@ -581,13 +583,16 @@ class Family(ABC):
         """The other workload called ``name``."""
         return next(w for w in self.workloads if w.name == name)
 
-    def prepare(self, progress: bool = True, jobs: int | None = None) -> None:
+    def prepare(self, progress: bool = True, jobs: int | None = None, policies=()) -> None:
         """Compile the engine now if this machine has not compiled it before (in ``jobs``
-        processes, see :func:`sim.jit.prepare`), and build or load the opening solver's run
-        table if it uses one: both once, here, before worker processes start."""
+        processes, see :func:`sim.jit.prepare`), and the workloads the bots named in
+        ``policies`` play with (:attr:`policy_workloads`), and build or load the opening
+        solver's run table if it uses one: all once, here, before worker processes start."""
         from sim.jit import prepare
 
         prepare(self.workload, progress, jobs)
+        for name in sorted({self.policy_workloads.get(p.partition(":")[0]) for p in policies} - {None}):
+            prepare(self.other_workload(name), progress, jobs)
         if self.uses_run_table:
             from sim.solver.runs import run_table
 

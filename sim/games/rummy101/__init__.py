@@ -4,7 +4,8 @@ The modules, from the rules to the data:
 
 - :mod:`.rules`: its rules and presets;
 - :mod:`.core`, :mod:`.bots`, :mod:`.engine`: the round engine (numba): the rules, the
-  bots' choices, turns and chunks of rounds;
+  bots' choices, turns and chunks of rounds; :mod:`.search` the search and the oracle
+  (numba, compiled when one of them plays);
 - :mod:`.play`: its Python face (rules and policies as arrays, chunks, traced rounds);
 - :mod:`.tables`: chunks of rounds as the ``rounds`` and ``players`` tables;
 - :mod:`.summary`: a run's summary and its ``--until-ci`` metrics;
@@ -23,7 +24,8 @@ from sim.games.rummy101.rules import PRESETS, Rummy101Rules
 from sim.precision import DEAL_METRICS as TILE_DEAL_METRICS
 from sim.precision import Metric
 
-POLICIES = ("greedy", "careful", "expert")  # sim.games.rummy101.bots: GREEDY, CAREFUL, EXPERT
+# sim.games.rummy101.bots: GREEDY, CAREFUL, EXPERT, SEARCH, ORACLE
+POLICIES = ("greedy", "careful", "expert", "search", "oracle")
 # The expert's tuning constants (sim.games.rummy101.expert reads them as X_*).
 EXPERT_PARAMS = (
     Param("meld", 20.0, 0.0, 60.0, "worth of a tile in a run or set of three the rack holds"),
@@ -42,6 +44,12 @@ EXPERT_PARAMS = (
           "tiles than this", integer=True),
     Param("look", 4, 1, 8, "before opening, the tiles worth least looked at one draw ahead", integer=True),
     Param("guard", 5.0, 0.0, 50.0, "cost of a discard the next player, not opened, could open with: its partners"),
+    # the search's budget (``search:N`` sets ``samples``), not the expert's judgement: not tuned
+    Param("samples", 8, 1, 1024, "search: worlds each discard is played out in", integer=True, tuned=False),
+    Param("options", 3, 1, 8, "search: the discards it tries (the expert's and the next it would throw)",
+          integer=True, tuned=False),
+    Param("margin", 80.0, 0.0, 200.0, "search: how many points a round better another discard must do than the "
+          "expert's to be thrown", tuned=False),
 )
 
 FINISHES = ("normal", "joker", "one_turn", "one_turn_joker", "stock_out")  # core.FINISH_*
@@ -54,6 +62,8 @@ ENGINE_MODULES = ("sim.deal", "sim.solver.runs", "sim.solver.kernel", "sim.solve
 # The engine stopped at a decision and played a turn at a time (sim.games.rummy101.turns): the
 # bots' tests, apart so that `sim run` does not compile it (its workload, Family.other_workload).
 TURN_BY_TURN = "the Rummy 101 engine turn by turn"
+# The search and the oracle (sim.games.rummy101.search), compiled when one of them plays.
+SEARCH_PLAY = "the Rummy 101 search"
 
 class Rummy101(Family):
     name = "rummy101"
@@ -65,7 +75,9 @@ class Rummy101(Family):
     balance_example = ("open_points", "81:121", "p_open_by_turn_3=0.5")
     finishes = FINISHES
     kernel_modules = ENGINE_MODULES
-    other_workloads = ((TURN_BY_TURN, (*ENGINE_MODULES, "sim.games.rummy101.turns")),)
+    other_workloads = ((TURN_BY_TURN, (*ENGINE_MODULES, "sim.games.rummy101.turns")),
+                       (SEARCH_PLAY, (*ENGINE_MODULES, "sim.games.rummy101.search")))
+    policy_workloads: ClassVar[dict] = {"search": SEARCH_PLAY, "oracle": SEARCH_PLAY}
     uses_run_table = True
     deals_at = "sim.dealstats:TILE_DEALS"  # the tile deal and the opening solver
     deal_metrics = TILE_DEAL_METRICS

@@ -22,6 +22,9 @@ finish); it takes the discard when it will use it this turn, and throws the tile
 least to its rack by its unseen outs, keeping high tiles before opening and shedding them
 after, and not feeding the next player's additions.
 
+``search`` and ``oracle`` (:mod:`.search`) play every choice as the expert does but the
+discard, which they play out in sampled worlds (the oracle: the true one).
+
 All play only legal moves, take the discard only when they will use it that turn
 (T-TAKE-2, T-TAKE-3), recover jokers whenever they can (T-JOKER-1), lay no new meld on
 their opening turn once the opening is down (T-OPEN-3), never throw a joker unless
@@ -63,7 +66,8 @@ from sim.jit import F2, I1, I2, boolean, i64, kernel
 from sim.solver.kernel import most_pairs
 from sim.tiles import JOKER, KINDS, NUMBERS
 
-GREEDY, CAREFUL, EXPERT = 0, 1, 2  # indices in sim.games.rummy101.POLICIES
+GREEDY, CAREFUL, EXPERT, SEARCH, ORACLE = 0, 1, 2, 3, 4  # indices in sim.games.rummy101.POLICIES
+# (the search and the oracle, :mod:`.search`, play every choice but the discard as the expert)
 HOLD_BACK_MARGIN = 12  # careful, increasing mode: an opening this close to the bar waits
 BUTTON_NEAR = 25  # careful presses the button this close to the opening threshold
 
@@ -109,7 +113,7 @@ def opening_choice(p, rack, forced, ps, g, rp, S, space, deck_len, finishing, tu
         return OPEN_PAIRS if pairs_ok else OPEN_NONE
     players = rp[RP_PLAYERS]
     stock = stock_left(g, deck_len)
-    if ps[p, PS_POLICY] == EXPERT:
+    if ps[p, PS_POLICY] >= EXPERT:
         if melds_ok:
             return OPEN_MELDS
         late = ps[p, PS_TURNS] >= tune[p, X_PAIRS_TURN] or stock < 2 * players
@@ -186,7 +190,7 @@ def keeps_jokers(p, racks, table, ps, g, rp, deck_len, tune, seen):
     """Lay down new melds without jokers after opening, holding them for a joker finish
     (T-FIN-2): careful while the stock lasts, the expert while every opponent holds more
     than ``joker_hold`` tiles (:func:`.expert.holds_jokers`)."""
-    if ps[p, PS_POLICY] == EXPERT:
+    if ps[p, PS_POLICY] >= EXPERT:
         return holds_jokers(seat_view(p, racks, table, ps, g, rp, deck_len, seen), rp, tune[p])
     return ps[p, PS_POLICY] == CAREFUL and stock_left(g, deck_len) > 2 * rp[RP_PLAYERS]
 
@@ -215,7 +219,7 @@ def discard_choice(p, racks, table, ps, g, rp, deck_len, tune, seen, S, space):
     """The tile to throw (T-TURN-2): the least useful, the highest of those first; never a
     joker while another tile is left. Careful avoids tiles the next player, if opened,
     could add to the table; the expert judges from its view (:func:`.expert.expert_discard`)."""
-    if ps[p, PS_POLICY] == EXPERT:
+    if ps[p, PS_POLICY] >= EXPERT:
         return expert_discard(seat_view(p, racks, table, ps, g, rp, deck_len, seen), rp, tune[p], S, space)
     rack = racks[p]
     players = rp[RP_PLAYERS]

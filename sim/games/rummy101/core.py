@@ -106,6 +106,17 @@ def rack_tiles(rack):
     return n
 
 
+@kernel(inline=True)
+def distinct_tiles(rack):
+    """How many kinds of tile but the joker the rack holds: the discards it may choose
+    between (T-TURN-2: a joker is thrown only as the last tile, T-FIN-2)."""
+    n = 0
+    for k in range(KINDS):
+        if rack[k] > 0:
+            n += 1
+    return n
+
+
 @kernel(I1, i64)
 def rack_points(rack, joker_value):
     """Sum of the rack: numbers, and ``joker_value`` per joker (T-VAL-1, T-SCORE-2)."""

@@ -90,6 +90,7 @@ from sim.games.rummy101.core import (
     SOLVER_SPACE,
     TABLE_FIELDS,
     add_tile,
+    distinct_tiles,
     event,
     find_addition,
     find_recovery,
@@ -278,9 +279,26 @@ def joker_finish_possible(p, took, racks, table, ps, g, rp, events, S, space, ro
 # play_turn is a kernel of its own, not inlined: numba's inlining copies a helper's IR
 # block by block, each copy with all the helper's variables, and play_turn (with all that
 # is inlined into it) would cost play_rounds half its compile time.
-@kernel(i64, boolean, I1, I2, I2, I2, I1, I1, I2, SOLVER_ARRAYS, SOLVER_SPACE, I2, SCRATCH, F2, SEEN)
-def play_turn(p, first, deck, racks, table, ps, g, rp, events, S, space, rows, scratch, tune, seen):
-    """One turn of player ``p``; True when the round is over."""
+@kernel(inline=True)
+def lay_discard(p, tile, g, seen):
+    """``p``'s discard ``tile`` lies on the pile, face up (T-TURN-2): every seat sees it."""
+    g[G_LAST_DISCARD] = tile
+    g[G_LAST_DISCARDER] = p
+    seen.pile[tile] += 1
+
+
+# What play_turn returns: the round goes on, it is over, or (``force`` AT_DISCARD) the turn
+# stopped before a discard its player may choose.
+TURN_ON, TURN_OVER, TURN_AT_DISCARD = 0, 1, 2
+AT_DISCARD = -2  # play_turn's ``force``: stop before the discard
+
+
+@kernel(i64, boolean, I1, I2, I2, I2, I1, I1, I2, SOLVER_ARRAYS, SOLVER_SPACE, I2, SCRATCH, F2, SEEN, i64)
+def play_turn(p, first, deck, racks, table, ps, g, rp, events, S, space, rows, scratch, tune, seen, force):
+    """One turn of player ``p``: TURN_OVER when the round is over, else TURN_ON. ``force``:
+    -1 the bot's discard; a tile: that discard (the search's choice, :mod:`.search`);
+    AT_DISCARD: stop before a discard the player may choose (TURN_AT_DISCARD), or play
+    the turn on when it has none to choose (a joker finish, one tile left)."""
     deck_len = deck.shape[0]
     g[G_TURNS] += 1
     ps[p, PS_TURNS] += 1
@@ -300,7 +318,7 @@ def play_turn(p, first, deck, racks, table, ps, g, rp, events, S, space, rows, s
             event(events, g, EV_STOCK_OUT, p)  # T-END-1
             g[G_FINISH] = FINISH_STOCK_OUT
             g[G_WINNER] = -1
-            return True
+            return TURN_OVER
         elif ps[p, PS_BUTTON_LEFT] > 0 and wants_button(p, racks, ps, g, rp, S, space, deck_len):
             rack[JOKER] += 1  # T-BTN-1: an extra joker, not one of the 106
             ps[p, PS_BUTTON_LEFT] -= 1
@@ -331,7 +349,14 @@ def play_turn(p, first, deck, racks, table, ps, g, rp, events, S, space, rows, s
         g[G_ERROR] = ERR_UNUSED_DISCARD
     if rack[JOKER] > RACK_JOKERS:
         g[G_ERROR] = ERR_JOKERS
-    tile = JOKER if joker_finish else discard_choice(p, racks, table, ps, g, rp, deck_len, tune, seen, S, space)
+    if force == AT_DISCARD and not joker_finish and distinct_tiles(rack) > 1:
+        return TURN_AT_DISCARD
+    if joker_finish:
+        tile = JOKER
+    elif force >= 0:
+        tile = force
+    else:
+        tile = discard_choice(p, racks, table, ps, g, rp, deck_len, tune, seen, S, space)
     rack[tile] -= 1
     event(events, g, EV_DISCARD, p, tile)
     if rack_tiles(rack) == 0:  # T-FIN-1
@@ -343,11 +368,9 @@ def play_turn(p, first, deck, racks, table, ps, g, rp, events, S, space, rows, s
         g[G_FINISH] = finish
         g[G_WINNER] = p
         event(events, g, EV_FINISH, p, finish)
-        return True
-    g[G_LAST_DISCARD] = tile
-    g[G_LAST_DISCARDER] = p
-    seen.pile[tile] += 1  # thrown face up (T-TURN-2): every seat sees it
-    return False
+        return TURN_OVER
+    lay_discard(p, tile, g, seen)
+    return TURN_ON
 
 
 @kernel(i64, i64, i64, F2, entry=True)
@@ -374,11 +397,9 @@ def new_round_space(n_states, players, set_jokers, tune):
 
 
 @kernel(inline=True)
-def play_round(deck, rp, policies, S, rs, events, trace, stop):
-    """Play one round from the tile order ``deck`` (jit-compiled); results stay in ``rs``.
-    ``stop`` >= 0: stop before the round's turn ``stop + 1`` (after ``stop`` turns), unscored.
-    Returns ``(seat to move, whether it is the round's first turn, whether it is over)``."""
-    racks, table, ps, g, space, rows, scratch, _, _, tune, seen = rs
+def start_round(deck, rp, policies, rs, events, trace):
+    """Clear the round state ``rs`` and deal ``deck`` (T-SET-1, T-SET-2)."""
+    racks, ps, g, seen = rs[0], rs[2], rs[3], rs[10]
     players = rp[RP_PLAYERS]
     racks[:, :] = 0
     seen.pile[:] = 0
@@ -398,12 +419,22 @@ def play_round(deck, rp, policies, S, rs, events, trace, stop):
         ps[p, PS_BUTTON_LEFT] = rp[RP_BUTTON]
         event(events, g, EV_DEAL, p, size)
     g[G_STOCK] = pos
+
+
+@kernel(inline=True)
+def play_round(deck, rp, policies, S, rs, events, trace, stop):
+    """Play one round from the tile order ``deck`` (jit-compiled); results stay in ``rs``.
+    ``stop`` >= 0: stop before the round's turn ``stop + 1`` (after ``stop`` turns), unscored.
+    Returns ``(seat to move, whether it is the round's first turn, whether it is over)``."""
+    racks, table, ps, g, space, rows, scratch, _, _, tune, seen = rs
+    players = rp[RP_PLAYERS]
+    start_round(deck, rp, policies, rs, events, trace)
     p = 0
     first = True
     while True:
         if g[G_TURNS] == stop:
             return p, first, False
-        if play_turn(p, first, deck, racks, table, ps, g, rp, events, S, space, rows, scratch, tune, seen):
+        if play_turn(p, first, deck, racks, table, ps, g, rp, events, S, space, rows, scratch, tune, seen, -1):
             break
         first = False
         if g[G_TURNS] >= MAX_TURNS:
@@ -412,6 +443,28 @@ def play_round(deck, rp, policies, S, rs, events, trace, stop):
         p = (p + 1) % players
     score_round(racks, ps, g, rp, events)
     return p, first, True
+
+
+@kernel(inline=True)
+def round_out(i, deck_len, players, ps, g, out_rounds, out_players):
+    """Row ``i`` of the output arrays from a round played to its end (``R_*``, ``P_*``)."""
+    out_rounds[i, R_FINISH] = g[G_FINISH]
+    out_rounds[i, R_WINNER] = g[G_WINNER]
+    out_rounds[i, R_TURNS] = g[G_TURNS]
+    out_rounds[i, R_STOCK_LEFT] = deck_len - g[G_STOCK]
+    out_rounds[i, R_ERROR] = g[G_ERROR]
+    for p in range(players):
+        out_players[i, p, P_OPEN_KIND] = ps[p, PS_OPEN_KIND]
+        out_players[i, p, P_OPEN_TURN] = ps[p, PS_OPEN_TURN]
+        out_players[i, p, P_OPEN_VALUE] = ps[p, PS_OPEN_VALUE]
+        out_players[i, p, P_OPEN_THRESHOLD] = ps[p, PS_OPEN_THRESHOLD]
+        out_players[i, p, P_TOOK_DISCARD] = ps[p, PS_TOOK_DISCARD]
+        out_players[i, p, P_RACK_VALUE] = ps[p, PS_RACK_VALUE]
+        out_players[i, p, P_JOKERS_LEFT] = ps[p, PS_JOKERS_LEFT]
+        out_players[i, p, P_SCORE] = ps[p, PS_SCORE]
+        out_players[i, p, P_OPEN_ORDER] = ps[p, PS_OPEN_ORDER]
+        out_players[i, p, P_BUTTON_TURN] = ps[p, PS_BUTTON_TURN]
+        out_players[i, p, P_TURNS] = ps[p, PS_TURNS]
 
 
 @kernel(i64, i64, i64, I1, I1, SOLVER_ARRAYS, ROUND_SPACE, I1, I2, boolean, I2, I3, entry=True)
@@ -429,20 +482,4 @@ def play_rounds(seed, start, count, rp, policies, S, rs, deck_in, events, trace,
             deal_round(seed, start + i, deck_buffer, bits, rp[RP_DUPLICATE], rp[RP_RACK], rp[RP_STARTER_EXTRA])
             deck = deck_buffer
         play_round(deck, rp, policies, S, rs, events, trace, -1)
-        out_rounds[i, R_FINISH] = g[G_FINISH]
-        out_rounds[i, R_WINNER] = g[G_WINNER]
-        out_rounds[i, R_TURNS] = g[G_TURNS]
-        out_rounds[i, R_STOCK_LEFT] = deck.shape[0] - g[G_STOCK]
-        out_rounds[i, R_ERROR] = g[G_ERROR]
-        for p in range(players):
-            out_players[i, p, P_OPEN_KIND] = ps[p, PS_OPEN_KIND]
-            out_players[i, p, P_OPEN_TURN] = ps[p, PS_OPEN_TURN]
-            out_players[i, p, P_OPEN_VALUE] = ps[p, PS_OPEN_VALUE]
-            out_players[i, p, P_OPEN_THRESHOLD] = ps[p, PS_OPEN_THRESHOLD]
-            out_players[i, p, P_TOOK_DISCARD] = ps[p, PS_TOOK_DISCARD]
-            out_players[i, p, P_RACK_VALUE] = ps[p, PS_RACK_VALUE]
-            out_players[i, p, P_JOKERS_LEFT] = ps[p, PS_JOKERS_LEFT]
-            out_players[i, p, P_SCORE] = ps[p, PS_SCORE]
-            out_players[i, p, P_OPEN_ORDER] = ps[p, PS_OPEN_ORDER]
-            out_players[i, p, P_BUTTON_TURN] = ps[p, PS_BUTTON_TURN]
-            out_players[i, p, P_TURNS] = ps[p, PS_TURNS]
+        round_out(i, deck.shape[0], players, ps, g, out_rounds, out_players)

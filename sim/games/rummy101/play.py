@@ -10,9 +10,10 @@ import numpy as np
 from sim.deal import round_deck
 from sim.errors import RulesError
 from sim.games.family import policy_codes as seat_codes
-from sim.games.family import seat_tune
-from sim.games.rummy101 import EXPERT_PARAMS, FAMILY, POLICIES, core
+from sim.games.family import policy_tune, seat_tune
+from sim.games.rummy101 import EXPERT_PARAMS, FAMILY, POLICIES, SEARCH_PLAY, core
 from sim.games.rummy101 import engine as rnd
+from sim.games.rummy101.bots import SEARCH
 from sim.jit import prepare
 from sim.rules import Rules
 from sim.solver.arrays import solver_arrays
@@ -49,6 +50,34 @@ def policy_codes(policies: list[str] | tuple[str, ...], players: int) -> np.ndar
     return seat_codes(policies, players, POLICIES)
 
 
+def seat_budgets(policies: list[str] | tuple[str, ...], players: int,
+                 tune: np.ndarray | None = None) -> np.ndarray | None:
+    """``tune`` with each seat's search budget from its policy name (``search:32``)."""
+    return policy_tune(EXPERT_PARAMS, policies, players, POLICIES, tune)
+
+
+def _play(rules: Rules, seed: int, start: int, count: int, policies: np.ndarray, tune: np.ndarray | None,
+          deck: np.ndarray, events: np.ndarray, trace: bool, duplicate: bool = False, progress: bool = False):
+    """Play rounds into fresh output arrays: the engine's ``play_rounds``, or the search's
+    ``search_rounds`` when a seat searches (compiled then, :data:`SEARCH_PLAY`); returns
+    ``(round space, rounds, players)``."""
+    prepare(FAMILY.workload, progress)
+    rp = rules_params(rules, duplicate)
+    S = solver_arrays(rules.group_of_three_max_jokers)
+    rs = rnd.new_round_space(S[7].shape[0], rules.players, rules.jokers, seat_tune(EXPERT_PARAMS, rules.players, tune))
+    out_r = np.zeros((count, rnd.R_LEN), dtype=np.int64)
+    out_p = np.zeros((count, rules.players, rnd.P_LEN), dtype=np.int64)
+    if (policies >= SEARCH).any():
+        prepare(FAMILY.other_workload(SEARCH_PLAY), progress)
+        from sim.games.rummy101 import search
+
+        sp = search.new_search_space(rules.players, rs[7].shape[0], core.G_LEN)
+        search.search_rounds(seed, start, count, rp, policies, S, rs, sp, deck, events, trace, out_r, out_p)
+    else:
+        rnd.play_rounds(seed, start, count, rp, policies, S, rs, deck, events, trace, out_r, out_p)
+    return rs, out_r, out_p
+
+
 @dataclass(frozen=True)
 class ChunkResult:
     rounds: np.ndarray  # (count, R_LEN)
@@ -65,13 +94,8 @@ def play_chunk(rules: Rules, seed: int, start: int, count: int, policies: np.nda
     ``progress``: show a progress bar if the engine must be compiled first;
     ``duplicate``: deals played once per seat rotation; ``tune``: the expert's constants
     per seat (:func:`sim.games.family.expert_tune`; None: the defaults)."""
-    prepare(FAMILY.workload, progress)
-    rp = rules_params(rules, duplicate)
-    S = solver_arrays(rules.group_of_three_max_jokers)
-    rs = rnd.new_round_space(S[7].shape[0], rules.players, rules.jokers, seat_tune(EXPERT_PARAMS, rules.players, tune))
-    out_r = np.zeros((count, rnd.R_LEN), dtype=np.int64)
-    out_p = np.zeros((count, rules.players, rnd.P_LEN), dtype=np.int64)
-    rnd.play_rounds(seed, start, count, rp, policies, S, rs, _NO_DECK, _NO_EVENTS, False, out_r, out_p)
+    _, out_r, out_p = _play(rules, seed, start, count, policies, tune, _NO_DECK, _NO_EVENTS, False, duplicate,
+                            progress)
     return ChunkResult(out_r, out_p)
 
 
@@ -93,18 +117,12 @@ def trace_round(rules: Rules, seed: int, round_id: int, policies: np.ndarray,
                 tune: np.ndarray | None = None) -> TracedRound:
     """Play one round with the trace on: round ``round_id`` of ``seed`` (of a duplicate
     run with ``duplicate``), or a given tile order ``deck`` (for scenario tests)."""
-    prepare(FAMILY.workload)
-    rp = rules_params(rules)
-    S = solver_arrays(rules.group_of_three_max_jokers)
     if deck is None:
         deck = round_deck(seed, round_id, rules.jokers, rules.players if duplicate else 0, rules.rack_size,
                           rules.starter_extra)
     deck = np.ascontiguousarray(deck, dtype=np.int64)
-    rs = rnd.new_round_space(S[7].shape[0], rules.players, rules.jokers, seat_tune(EXPERT_PARAMS, rules.players, tune))
     events = np.zeros((core.MAX_EVENTS, core.EV_FIELDS), dtype=np.int64)
-    out_r = np.zeros((1, rnd.R_LEN), dtype=np.int64)
-    out_p = np.zeros((1, rules.players, rnd.P_LEN), dtype=np.int64)
-    rnd.play_rounds(seed, round_id, 1, rp, policies, S, rs, deck, events, True, out_r, out_p)
+    rs, _, _ = _play(rules, seed, round_id, 1, policies, tune, deck, events, True)
     racks, table, ps, g, *_ = rs
     n = int(g[core.G_NEVENTS])
     return TracedRound(rules, deck.copy(), events[:n].copy(), table[: g[core.G_NTABLE]].copy(),

@@ -14,6 +14,7 @@ from sim.games.family import (
     round_schema,
     rules_columns,
     seat_policies,
+    split_policy,
 )
 from sim.games.rummy101 import FINISHES, OPEN_KINDS, POLICIES
 from sim.rules import Rules
@@ -45,10 +46,11 @@ def chunk_tables(rules: Rules, seed: int, start: int, count: int, policies: list
     tables. Columns named in ``drop`` (the hive partition's) are left to the path."""
     from sim.games.rummy101 import core
     from sim.games.rummy101 import engine as rnd
-    from sim.games.rummy101.play import play_chunk, policy_codes
+    from sim.games.rummy101.play import play_chunk, policy_codes, seat_budgets
 
     codes = policy_codes(policies, rules.players)
-    res = play_chunk(rules, seed, start, count, codes, duplicate=duplicate, tune=tune)
+    res = play_chunk(rules, seed, start, count, codes, duplicate=duplicate,
+                     tune=seat_budgets(policies, rules.players, tune))
     r, p = res.rounds, res.players
     check_engine_errors(r[:, rnd.R_ERROR], start)
     round_id = np.arange(start, start + count, dtype=np.int64)
@@ -74,7 +76,8 @@ def chunk_tables(rules: Rules, seed: int, start: int, count: int, policies: list
     players_df = pl.DataFrame({
         "round_id": np.repeat(round_id, players),
         "seat": np.tile(np.arange(players, dtype=np.int8), n),
-        "policy": pl.Series(np.tile(np.array(seat_policies(policies, players)), n), dtype=POLICY),
+        "policy": pl.Series(np.tile(np.array([split_policy(q, POLICIES)[0] for q in seat_policies(policies, players)]),
+                                    n), dtype=POLICY),  # search:32 is search (the budget: the rounds' policies)
         "opened": opened,
         "open_kind": pl.Series([None, *OPEN_KINDS][k] for k in kind).cast(OPEN_KIND),
         "open_turn": when_opened(flat[:, rnd.P_OPEN_TURN], np.int16),

@@ -105,10 +105,11 @@ def round_json(t, seed: int | None, round_id: int | None) -> dict:
 
 def trace_json(rules: Rules, seed: int, round_id: int, policies: list[str], duplicate: bool = False) -> dict:
     """Round ``round_id`` of ``seed`` played and traced, as JSON."""
-    from sim.games.rummy101.play import policy_codes, trace_round
+    from sim.games.rummy101.play import policy_codes, seat_budgets, trace_round
 
     codes = policy_codes(list(policies), rules.players)
-    return round_json(trace_round(rules, seed, round_id, codes, duplicate=duplicate),
+    tune = seat_budgets(list(policies), rules.players)
+    return round_json(trace_round(rules, seed, round_id, codes, duplicate=duplicate, tune=tune),
                       seed, round_id)
 
 
