@@ -1,5 +1,5 @@
 """The Rummy 101 ``search`` and ``oracle`` bots (issue 22): determinized Monte Carlo play of
-the discard (T-TURN-2) over the expert. The search decides from its seat's view only (the
+the take (T-TAKE-2) and the discard (T-TURN-2) over the expert. The search decides from its seat's view only (the
 information-set property of the expert's tests, with the search's own worlds); the oracle,
 which sees the other racks and the stock, beats the expert heads-up by far; both play by the
 rules (the referee replays their traces); the same seed gives the same rounds whatever the
@@ -130,3 +130,13 @@ def test_a_budget_sets_the_search_s_worlds_seat_by_seat():
     assert tune[0, samples] == 32 and tune[1, samples] == EXPERT_PARAMS[samples].default
     assert play.seat_budgets(["search", "expert"], 2) is None
     assert POLICIES[-2:] == ("search", "oracle")
+
+
+def test_a_search_that_never_leaves_the_expert_plays_the_expert_s_rounds():
+    """The turn split at the take and the discard is faithful: with a margin no option
+    can beat, the search's rounds are the expert's, tile for tile and point for point."""
+    tune = play.seat_budgets(["search:2", "expert"], 2).copy()
+    tune[:, param_index(EXPERT_PARAMS, "margin")] = 1e9
+    searched = play.play_chunk(TWO, 1, 0, 40, play.policy_codes(["search", "expert"], 2), tune=tune)
+    expert = play.play_chunk(TWO, 1, 0, 40, play.policy_codes(["expert", "expert"], 2), tune=tune)
+    assert np.array_equal(searched.rounds, expert.rounds) and np.array_equal(searched.players, expert.players)

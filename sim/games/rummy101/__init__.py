@@ -45,7 +45,8 @@ EXPERT_PARAMS = (
     Param("look", 4, 1, 8, "before opening, the tiles worth least looked at one draw ahead", integer=True),
     Param("guard", 5.0, 0.0, 50.0, "cost of a discard the next player, not opened, could open with: its partners"),
     # the search's budget (``search:N`` sets ``samples``), not the expert's judgement: not tuned
-    Param("samples", 8, 1, 1024, "search: worlds each discard is played out in", integer=True, tuned=False),
+    Param("samples", 32, 1, 1024, "search: worlds each option (take or draw, a discard) is played out in",
+          integer=True, tuned=False),
     Param("options", 3, 1, 8, "search: the discards it tries (the expert's and the next it would throw)",
           integer=True, tuned=False),
     Param("margin", 80.0, 0.0, 200.0, "search: how many points a round better another discard must do than the "

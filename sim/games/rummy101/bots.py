@@ -22,8 +22,9 @@ finish); it takes the discard when it will use it this turn, and throws the tile
 least to its rack by its unseen outs, keeping high tiles before opening and shedding them
 after, and not feeding the next player's additions.
 
-``search`` and ``oracle`` (:mod:`.search`) play every choice as the expert does but the
-discard, which they play out in sampled worlds (the oracle: the true one).
+``search`` and ``oracle`` (:mod:`.search`) play every choice as the expert does but taking
+the discard and the discard itself, which they play out in sampled worlds (the oracle: the
+true one).
 
 All play only legal moves, take the discard only when they will use it that turn
 (T-TAKE-2, T-TAKE-3), recover jokers whenever they can (T-JOKER-1), lay no new meld on

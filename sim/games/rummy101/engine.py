@@ -293,12 +293,14 @@ TURN_ON, TURN_OVER, TURN_AT_DISCARD = 0, 1, 2
 AT_DISCARD = -2  # play_turn's ``force``: stop before the discard
 
 
-@kernel(i64, boolean, I1, I2, I2, I2, I1, I1, I2, SOLVER_ARRAYS, SOLVER_SPACE, I2, SCRATCH, F2, SEEN, i64)
-def play_turn(p, first, deck, racks, table, ps, g, rp, events, S, space, rows, scratch, tune, seen, force):
-    """One turn of player ``p``: TURN_OVER when the round is over, else TURN_ON. ``force``:
-    -1 the bot's discard; a tile: that discard (the search's choice, :mod:`.search`);
-    AT_DISCARD: stop before a discard the player may choose (TURN_AT_DISCARD), or play
-    the turn on when it has none to choose (a joker finish, one tile left)."""
+@kernel(i64, boolean, I1, I2, I2, I2, I1, I1, I2, SOLVER_ARRAYS, SOLVER_SPACE, I2, SCRATCH, F2, SEEN, i64, i64)
+def play_turn(p, first, deck, racks, table, ps, g, rp, events, S, space, rows, scratch, tune, seen, take, force):
+    """One turn of player ``p``: TURN_OVER when the round is over, else TURN_ON. ``take``:
+    -1 the bot takes the discard or not; 0 it draws (the search's choice, :mod:`.search`,
+    where the bot would take it); 1 it takes it (where the bot would). ``force``: -1 the
+    bot's discard; a tile: that discard (the search's choice); AT_DISCARD: stop before a
+    discard the player may choose (TURN_AT_DISCARD), or play the turn on when it has none
+    to choose (a joker finish, one tile left)."""
     deck_len = deck.shape[0]
     g[G_TURNS] += 1
     ps[p, PS_TURNS] += 1
@@ -308,7 +310,8 @@ def play_turn(p, first, deck, racks, table, ps, g, rp, events, S, space, rows, s
     took = -1
     if not first:
         d = g[G_LAST_DISCARD]
-        if d >= 0 and wants_discard(p, d, racks, table, ps, g, rp, S, space, deck_len, tune):
+        if d >= 0 and (take == 1 or (take < 0 and wants_discard(p, d, racks, table, ps, g, rp, S, space, deck_len,
+                                                                 tune))):
             rack[d] += 1
             seen.pile[d] -= 1  # off the pile, onto the table this turn (T-TAKE-2, T-TAKE-3)
             took = d
@@ -434,7 +437,7 @@ def play_round(deck, rp, policies, S, rs, events, trace, stop):
     while True:
         if g[G_TURNS] == stop:
             return p, first, False
-        if play_turn(p, first, deck, racks, table, ps, g, rp, events, S, space, rows, scratch, tune, seen, -1):
+        if play_turn(p, first, deck, racks, table, ps, g, rp, events, S, space, rows, scratch, tune, seen, -1, -1):
             break
         first = False
         if g[G_TURNS] >= MAX_TURNS:

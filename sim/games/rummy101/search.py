@@ -1,10 +1,12 @@
 """The ``search`` and ``oracle`` bots of Rummy 101 (issue 22: determinized Monte Carlo
 play) and the rounds they play in (numba).
 
-A search seat plays the expert's turn up to its discard (T-TURN-2), the choice it weighs:
-it tries the expert's discard and the next ``options - 1`` the expert would throw in
-``samples`` worlds, and throws the one with the best mean outcome, the expert's own unless
-another beats it by ``margin`` points a round. A world is what the seat cannot see dealt
+A search seat plays the expert's turn but for two choices, which it weighs by playing them
+out in ``samples`` worlds: where the expert takes the previous player's discard (to use it
+that turn, T-TAKE-2, T-TAKE-3), take it or draw from the stock instead; and the discard
+(T-TURN-2), the expert's and the next ``options - 1`` the expert would throw. It keeps the
+option with the best mean outcome, the expert's own unless another beats it by ``margin``
+points a round. A world is what the seat cannot see dealt
 again at random: the other racks (their sizes known; a discard taken goes to the table the
 same turn, T-TAKE-2, T-TAKE-3, so no tile is known to sit in another rack) and the stock's
 order, from the tiles it has not seen (:mod:`.view`); the oracle's one world is the true
@@ -28,10 +30,11 @@ import numpy as np
 from sim.deal import below, deal_round, philox_block
 from sim.games.family import param_index
 from sim.games.rummy101 import EXPERT_PARAMS
-from sim.games.rummy101.bots import EXPERT, ORACLE, SEARCH
+from sim.games.rummy101.bots import EXPERT, ORACLE, SEARCH, wants_discard
 from sim.games.rummy101.core import (
     ERR_TOO_LONG,
     G_ERROR,
+    G_LAST_DISCARD,
     G_NEVENTS,
     G_NTABLE,
     G_STOCK,
@@ -200,7 +203,7 @@ def _roll_out(p, roll, rp, S, rs, events):
     players = rp[RP_PLAYERS]
     while True:
         if play_turn(p, False, roll.deck, roll.racks, roll.table, roll.ps, roll.g, rp, events, S, space, rows,
-                     scratch, tune, roll.seen, -1) == TURN_OVER:
+                     scratch, tune, roll.seen, -1, -1) == TURN_OVER:
             break
         if roll.g[G_TURNS] >= MAX_TURNS:
             break
@@ -227,13 +230,34 @@ def search_turn(p, first, deck, rp, S, rs, sp, seed, round_id, events):
     oracle = ps[p, PS_POLICY] == ORACLE
     samples = 1 if oracle else max(1, int(tune[p, X_SAMPLES]))
     margin = 0.0 if oracle else tune[p, X_MARGIN]
-    pre = sp.pre
+    pre, values = sp.pre, sp.values
     _copy_into(deck, racks, table, ps, g, seen.pile, pre)
     pre.ps[:, PS_POLICY] = EXPERT  # the copies play the expert in every seat (its own turn's other choices too)
+    take = -1
+    d = g[G_LAST_DISCARD]
+    if not first and d >= 0 and wants_discard(p, d, pre.racks, pre.table, pre.ps, pre.g, rp, S, space,
+                                              deck.shape[0], tune):
+        # the expert takes the discard (T-TAKE-2, T-TAKE-3): or draw instead? Each played out
+        # from here in the same worlds (the stock's next tile unknown), the expert's choice kept
+        # unless the draw does better by the margin
+        values[0], values[1] = 0.0, 0.0
+        when = (g[G_TURNS] + 1) | (1 << 20)
+        for k in range(samples):
+            _sample_world(p, rp, sp, oracle, seed, round_id, when, k)
+            for t in range(2):
+                roll = sp.roll
+                _copy(sp.world, roll)
+                if play_turn(p, False, roll.deck, roll.racks, roll.table, roll.ps, roll.g, rp, events, S, space,
+                             rows, scratch, tune, roll.seen, t, -1) == TURN_OVER:
+                    score_round(roll.racks, roll.ps, roll.g, rp, events)
+                else:
+                    _roll_out((p + 1) % players, roll, rp, S, rs, events)
+                values[t] += _outcome(p, roll.ps, players)
+        take = 0 if values[0] > values[1] + margin * samples else 1
     force = -1
     if play_turn(p, first, pre.deck, pre.racks, pre.table, pre.ps, pre.g, rp, events, S, space, rows, scratch, tune,
-                 pre.seen, AT_DISCARD) == TURN_AT_DISCARD:
-        options, values = sp.options, sp.values
+                 pre.seen, take, AT_DISCARD) == TURN_AT_DISCARD:
+        options = sp.options
         count = _discard_options(p, pre, rp, tune[p], S, space, options)
         if count > 1:
             values[:count] = 0.0
@@ -252,7 +276,8 @@ def search_turn(p, first, deck, rp, S, rs, sp, seed, round_id, events):
                 if values[i] > values[best] + (margin * samples if best == 0 else 1e-9):
                     best = i
             force = options[best]
-    return play_turn(p, first, deck, racks, table, ps, g, rp, events, S, space, rows, scratch, tune, seen, force)
+    return play_turn(p, first, deck, racks, table, ps, g, rp, events, S, space, rows, scratch, tune, seen, take,
+                     force)
 
 
 @kernel(i64, i64, i64, I1, I1, SOLVER_ARRAYS, ROUND_SPACE, SEARCH_SPACE, I1, I2, boolean, I2, I3, entry=True)
@@ -273,7 +298,7 @@ def search_rounds(seed, start, count, rp, policies, S, rs, sp, deck_in, events, 
                 status = search_turn(p, first, deck, rp, S, rs, sp, seed, start + i, events)
             else:
                 status = play_turn(p, first, deck, racks, table, ps, g, rp, events, S, space, rows, scratch, tune,
-                                   seen, -1)
+                                   seen, -1, -1)
             if status == TURN_OVER:
                 break
             first = False

@@ -27,5 +27,5 @@ def play_next_turn(p, first, deck, rp, S, rs, events):
     racks, table, ps, g, space, rows, scratch, _, _, tune, seen = rs
     g[G_TRACE] = 1
     g[G_NEVENTS] = 0
-    play_turn(p, first, deck, racks, table, ps, g, rp, events, S, space, rows, scratch, tune, seen, -1)
+    play_turn(p, first, deck, racks, table, ps, g, rp, events, S, space, rows, scratch, tune, seen, -1, -1)
     return g[G_NEVENTS]
