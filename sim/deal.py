@@ -107,6 +107,19 @@ def shuffle_into(seed, stream, index, deck, size, bits):
         deck[j], deck[pick] = deck[pick], deck[j]
 
 
+@kernel(U1, i64, i64, i64, i64, i64, I1, i64, i64)
+def shuffle_part(bits, seed, stream, c1, c2, c3, items, first, end):
+    """Philox-driven Fisher-Yates of ``items[first:end]``, in place: counter ``(block, c1, c2,
+    c3)`` of ``seed`` on ``stream`` (the searches' worlds: their match or round, decision and
+    world); ``bits`` is scratch for four random words (jit-compiled)."""
+    for j in range(first, end - 1):
+        i = j - first
+        if i % 4 == 0:
+            philox_block(seed, stream, i // 4, c1, c2, c3, bits)
+        pick = j + below(bits[i % 4], end - j)
+        items[j], items[pick] = items[pick], items[j]
+
+
 @kernel(i64, i64, i64, I1, i64, I8_1)
 def deal_rack_into(seed, stream, index, deck, size, out_counts):
     """Deal rack ``index`` of ``seed``: the first ``size`` tiles of a shuffle of ``deck``

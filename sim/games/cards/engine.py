@@ -52,7 +52,7 @@ from collections import namedtuple
 
 import numpy as np
 
-from sim.deal import STREAM_CARD_MATCHES, below, philox_block
+from sim.deal import STREAM_CARD_MATCHES, below, philox_block, shuffle_part
 from sim.games.cards.expert import (
     X_MARGIN,
     X_OPTIONS,
@@ -584,18 +584,6 @@ def _copy_state(src, dst, nt, npile):
     copy_rows(dst.thrown, src.thrown)
 
 
-@kernel(U1, i64, i64, i64, i64, I1, i64, i64)
-def _shuffle_part(bits, seed, match_id, when, world, cards, first, end):
-    """Shuffle ``cards[first:end]`` in place (Fisher-Yates as :func:`sim.deal.shuffle_into`,
-    Philox on :data:`SEARCH_STREAM`, counter ``(block, match, when, world)``) (jit-compiled)."""
-    for j in range(first, end - 1):
-        i = j - first
-        if i % 4 == 0:
-            philox_block(seed, SEARCH_STREAM, i // 4, match_id, when, world, bits)
-        pick = j + below(bits[i % 4], end - j)
-        cards[j], cards[pick] = cards[pick], cards[j]
-
-
 @kernel(SETUP, HAND_STATE, SEARCH_SPACE, I1, i64, i64, i64, i64, i64, i64, i64, counted=False)
 def _sample_world(setup, hs, sp, totals, seat, nt, npile, stock, match_id, when, world):
     """World ``world`` of seat ``seat``'s decision ``when`` into ``sp.world``: the hand in
@@ -631,7 +619,7 @@ def _sample_world(setup, hs, sp, totals, seat, nt, npile, stock, match_id, when,
         for _ in range(unseen[c]):
             pool[n] = c
             n += 1
-    _shuffle_part(sp.bits, setup.seed, match_id, when, world, pool, 0, n)
+    shuffle_part(sp.bits, setup.seed, SEARCH_STREAM, match_id, when, world, pool, 0, n)
     needs = 0  # the cards still to deal to the other hands
     for o in range(players):
         if o != seat:
@@ -667,7 +655,7 @@ def _sample_world(setup, hs, sp, totals, seat, nt, npile, stock, match_id, when,
         if m < w.deck.shape[0]:
             w.deck[m] = pool[j]
             m += 1
-    _shuffle_part(sp.bits, setup.seed, match_id, when | 2, world, w.deck, stock, m)
+    shuffle_part(sp.bits, setup.seed, SEARCH_STREAM, match_id, when | 2, world, w.deck, stock, m)
 
 
 @kernel(SETUP, HAND_STATE, SEARCH_SPACE, I1, i64, i64, i64, i64, i64, i64, counted=False)

@@ -27,7 +27,7 @@ from collections import namedtuple
 
 import numpy as np
 
-from sim.deal import below, deal_round, philox_block
+from sim.deal import deal_round, shuffle_part
 from sim.games.family import param_index
 from sim.games.rummy101 import EXPERT_PARAMS
 from sim.games.rummy101.bots import EXPERT, ORACLE, SEARCH, wants_discard
@@ -122,18 +122,6 @@ def _copy(src, dst):
     _copy_into(src.deck, src.racks, src.table, src.ps, src.g, src.seen.pile, dst)
 
 
-@kernel(U1, i64, i64, i64, i64, I1, i64, i64)
-def _shuffle_part(bits, seed, round_id, when, world, tiles, first, end):
-    """Shuffle ``tiles[first:end]`` in place (Fisher-Yates as :func:`sim.deal.shuffle_into`,
-    Philox on :data:`SEARCH_STREAM`, counter ``(block, round, when, world)``) (jit-compiled)."""
-    for j in range(first, end - 1):
-        i = j - first
-        if i % 4 == 0:
-            philox_block(seed, SEARCH_STREAM, i // 4, round_id, when, world, bits)
-        pick = j + below(bits[i % 4], end - j)
-        tiles[j], tiles[pick] = tiles[pick], tiles[j]
-
-
 @kernel(i64, I1, SEARCH_SPACE, boolean, i64, i64, i64, i64)
 def _sample_world(p, rp, sp, oracle, seed, round_id, when, world):
     """World ``world`` of seat ``p``'s decision ``when`` into ``sp.world``: the state up to
@@ -158,7 +146,7 @@ def _sample_world(p, rp, sp, oracle, seed, round_id, when, world):
         for _ in range(v.unseen[k]):
             pool[n] = k
             n += 1
-    _shuffle_part(sp.bits, seed, round_id, when, world, pool, 0, n)
+    shuffle_part(sp.bits, seed, SEARCH_STREAM, round_id, when, world, pool, 0, n)
     at = 0
     for q in range(rp[RP_PLAYERS]):
         if q == p:
