@@ -6,11 +6,11 @@ out in ``samples`` worlds: where the expert takes the previous player's discard 
 that turn, T-TAKE-2, T-TAKE-3), take it or draw from the stock instead; and the discard
 (T-TURN-2), the expert's and the next ``options - 1`` the expert would throw. It keeps the
 option with the best mean outcome, the expert's own unless another beats it by ``margin``
-points a round. A world is what the seat cannot see dealt
-again at random: the other racks (their sizes known; a discard taken goes to the table the
-same turn, T-TAKE-2, T-TAKE-3, so no tile is known to sit in another rack) and the stock's
-order, from the tiles it has not seen (:mod:`.view`); the oracle's one world is the true
-one (it sees the other racks and the stock: the clairvoyant bound of relative skill).
+points a round. A world is what the seat cannot see dealt again at random: the other
+racks (their sizes known; a discard taken goes to the table the same turn, so no tile is
+known to sit in another rack) and the stock's order, from the tiles it has not seen
+(:mod:`.view`); the oracle's one world is the true one (it sees the other racks and the
+stock: the clairvoyant bound of relative skill).
 Each option is played on in the same worlds, so that their luck cancels between options,
 to the end of the round with every seat the expert, and scored by the seat's score less
 the others' mean (T-SCORE). The worlds come from Philox on :data:`SEARCH_STREAM`, counter
@@ -77,8 +77,9 @@ MAX_OPTIONS = 8
 POOL = 160  # the tiles a seat may not have seen: the set's 106 and every button joker
 
 # A copy of the round's state (its tile order, racks, table, players, counters and pile),
-# and the search's scratch: the state up to the seat's discard, the sampled world and the
-# copy a roll-out plays in, the unseen tiles dealt out, the options and their summed
+# and the search's scratch: the state its worlds are dealt from (before the seat's turn for
+# the take, up to its discard for the discard), the sampled world and the copy a roll-out
+# plays in, the unseen tiles dealt out, the options and their summed
 # outcomes, and random words.
 Copy = namedtuple("Copy", "deck racks table ps g seen")
 COPY = record_of(Copy, I1, I2, I2, I2, I1, SEEN)
