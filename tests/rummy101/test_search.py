@@ -41,7 +41,7 @@ def search_turn(rules, deck, rs, S, p, first, seed=3, round_id=0):
     """Seat ``p``'s search turn from state ``rs`` (the trace's rows)."""
     events = np.zeros((core.MAX_EVENTS, core.EV_FIELDS), dtype=np.int64)
     sp = search.new_search_space(rules.players, deck.shape[0], core.G_LEN)
-    n = search.search_next_turn(p, first, deck, play.rules_params(rules), S, rs, sp, seed, round_id, events)
+    n = turns.search_next_turn(p, first, deck, play.rules_params(rules), S, rs, sp, seed, round_id, events)
     return events[:n]
 
 

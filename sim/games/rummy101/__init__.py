@@ -76,7 +76,7 @@ class Rummy101(Family):
     balance_example = ("open_points", "81:121", "p_open_by_turn_3=0.5")
     finishes = FINISHES
     kernel_modules = ENGINE_MODULES
-    other_workloads = ((TURN_BY_TURN, (*ENGINE_MODULES, "sim.games.rummy101.turns")),
+    other_workloads = ((TURN_BY_TURN, (*ENGINE_MODULES, "sim.games.rummy101.search", "sim.games.rummy101.turns")),
                        (SEARCH_PLAY, (*ENGINE_MODULES, "sim.games.rummy101.search")))
     policy_workloads: ClassVar[dict] = {"search": SEARCH_PLAY, "oracle": SEARCH_PLAY}
     uses_run_table = True

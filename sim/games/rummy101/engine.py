@@ -425,6 +425,29 @@ def start_round(deck, rp, policies, rs, events, trace):
 
 
 @kernel(inline=True)
+def goes_on(status, g):
+    """After a turn that returned ``status``: whether the round goes on, not when it is over
+    (T-FIN-1, T-END-1) or has run too long (an engine error)."""
+    if status == TURN_OVER:
+        return False
+    if g[G_TURNS] >= MAX_TURNS:
+        g[G_ERROR] = ERR_TOO_LONG
+        return False
+    return True
+
+
+@kernel(inline=True)
+def round_tiles(seed, round_id, deck_in, rs, rp):
+    """The tile order of round ``round_id`` of ``seed`` (T-SET-1), dealt into the round
+    space's buffer, or ``deck_in`` when it is not empty (scenario rounds)."""
+    if deck_in.shape[0] > 0:
+        return deck_in
+    deck_buffer, bits = rs[7], rs[8]
+    deal_round(seed, round_id, deck_buffer, bits, rp[RP_DUPLICATE], rp[RP_RACK], rp[RP_STARTER_EXTRA])
+    return deck_buffer
+
+
+@kernel(inline=True)
 def play_round(deck, rp, policies, S, rs, events, trace, stop):
     """Play one round from the tile order ``deck`` (jit-compiled); results stay in ``rs``.
     ``stop`` >= 0: stop before the round's turn ``stop + 1`` (after ``stop`` turns), unscored.
@@ -437,12 +460,10 @@ def play_round(deck, rp, policies, S, rs, events, trace, stop):
     while True:
         if g[G_TURNS] == stop:
             return p, first, False
-        if play_turn(p, first, deck, racks, table, ps, g, rp, events, S, space, rows, scratch, tune, seen, -1, -1):
+        if not goes_on(play_turn(p, first, deck, racks, table, ps, g, rp, events, S, space, rows, scratch, tune, seen,
+                                 -1, -1), g):
             break
         first = False
-        if g[G_TURNS] >= MAX_TURNS:
-            g[G_ERROR] = ERR_TOO_LONG
-            break
         p = (p + 1) % players
     score_round(racks, ps, g, rp, events)
     return p, first, True
@@ -478,11 +499,8 @@ def play_rounds(seed, start, count, rp, policies, S, rs, deck_in, events, trace,
     tiles (scenario rounds); ``trace`` fills ``events``. The one entry point of the
     engine: the runner and the trace share its compiled code."""
     players = rp[RP_PLAYERS]
-    _, _, ps, g, _, _, _, deck_buffer, bits, _, _ = rs
+    ps, g = rs[2], rs[3]
     for i in range(count):
-        deck = deck_in
-        if deck_in.shape[0] == 0:
-            deal_round(seed, start + i, deck_buffer, bits, rp[RP_DUPLICATE], rp[RP_RACK], rp[RP_STARTER_EXTRA])
-            deck = deck_buffer
+        deck = round_tiles(seed, start + i, deck_in, rs, rp)
         play_round(deck, rp, policies, S, rs, events, trace, -1)
         round_out(i, deck.shape[0], players, ps, g, out_rounds, out_players)

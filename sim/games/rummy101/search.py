@@ -27,28 +27,21 @@ from collections import namedtuple
 
 import numpy as np
 
-from sim.deal import deal_round, shuffle_part
+from sim.deal import shuffle_part
 from sim.games.family import param_index
 from sim.games.rummy101 import EXPERT_PARAMS
 from sim.games.rummy101.bots import EXPERT, ORACLE, SEARCH, wants_discard
 from sim.games.rummy101.core import (
-    ERR_TOO_LONG,
-    G_ERROR,
     G_LAST_DISCARD,
-    G_NEVENTS,
     G_NTABLE,
     G_STOCK,
     G_TRACE,
     G_TURNS,
     MAX_TABLE,
-    MAX_TURNS,
     PS_LEN,
     PS_POLICY,
     PS_SCORE,
-    RP_DUPLICATE,
     RP_PLAYERS,
-    RP_RACK,
-    RP_STARTER_EXTRA,
     SOLVER_ARRAYS,
     SOLVER_SPACE,
     TABLE_FIELDS,
@@ -59,9 +52,11 @@ from sim.games.rummy101.engine import (
     ROUND_SPACE,
     TURN_AT_DISCARD,
     TURN_OVER,
+    goes_on,
     lay_discard,
     play_turn,
     round_out,
+    round_tiles,
     start_round,
 )
 from sim.games.rummy101.expert import expert_discard
@@ -191,10 +186,8 @@ def _roll_out(p, roll, rp, S, rs, events):
     _, _, _, _, space, rows, scratch, _, _, tune, _ = rs
     players = rp[RP_PLAYERS]
     while True:
-        if play_turn(p, False, roll.deck, roll.racks, roll.table, roll.ps, roll.g, rp, events, S, space, rows,
-                     scratch, tune, roll.seen, -1, -1) == TURN_OVER:
-            break
-        if roll.g[G_TURNS] >= MAX_TURNS:
+        if not goes_on(play_turn(p, False, roll.deck, roll.racks, roll.table, roll.ps, roll.g, rp, events, S, space,
+                                 rows, scratch, tune, roll.seen, -1, -1), roll.g):
             break
         p = (p + 1) % players
     score_round(roll.racks, roll.ps, roll.g, rp, events)
@@ -273,13 +266,10 @@ def search_turn(p, first, deck, rp, S, rs, sp, seed, round_id, events):
 def search_rounds(seed, start, count, rp, policies, S, rs, sp, deck_in, events, trace, out_rounds, out_players):
     """:func:`.engine.play_rounds` with search or oracle seats: each of their turns by
     :func:`search_turn` (jit-compiled)."""
-    racks, table, ps, g, space, rows, scratch, deck_buffer, bits, tune, seen = rs
+    racks, table, ps, g, space, rows, scratch, _, _, tune, seen = rs
     players = rp[RP_PLAYERS]
     for i in range(count):
-        deck = deck_in
-        if deck_in.shape[0] == 0:
-            deal_round(seed, start + i, deck_buffer, bits, rp[RP_DUPLICATE], rp[RP_RACK], rp[RP_STARTER_EXTRA])
-            deck = deck_buffer
+        deck = round_tiles(seed, start + i, deck_in, rs, rp)
         start_round(deck, rp, policies, rs, events, trace)
         p, first = 0, True
         while True:
@@ -288,24 +278,9 @@ def search_rounds(seed, start, count, rp, policies, S, rs, sp, deck_in, events, 
             else:
                 status = play_turn(p, first, deck, racks, table, ps, g, rp, events, S, space, rows, scratch, tune,
                                    seen, -1, -1)
-            if status == TURN_OVER:
+            if not goes_on(status, g):
                 break
             first = False
-            if g[G_TURNS] >= MAX_TURNS:
-                g[G_ERROR] = ERR_TOO_LONG
-                break
             p = (p + 1) % players
         score_round(racks, ps, g, rp, events)
         round_out(i, deck.shape[0], players, ps, g, out_rounds, out_players)
-
-
-@kernel(i64, boolean, I1, I1, SOLVER_ARRAYS, ROUND_SPACE, SEARCH_SPACE, i64, i64, I2, entry=True)
-def search_next_turn(p, first, deck, rp, S, rs, sp, seed, round_id, events):
-    """Seat ``p``'s search turn from the state in ``rs`` with the trace on, its actions alone
-    in ``events`` (as :func:`.turns.play_next_turn`, for the tests); returns their number
-    (jit-compiled)."""
-    g = rs[3]
-    g[G_TRACE] = 1
-    g[G_NEVENTS] = 0
-    search_turn(p, first, deck, rp, S, rs, sp, seed, round_id, events)
-    return g[G_NEVENTS]
