@@ -148,9 +148,9 @@ reference-rummikub: $(VENV)/.core
 # Which rules reward skill (reports/reference-skill, issue 22): `sim skill` at four players,
 # the standard game and each house rule alone (a run per rule, its two values side by side on
 # the same deals), every bot of each family's ladder in every seat against greedy in the
-# others: Rummy 101 20,000 rounds a bot and variant (greedy, careful and expert: its search
-# and oracle came later), Rummikub 4,000, card Rummy 101 800 matches (its ladder with the
-# search and the oracle). About 17 minutes on 2 cores, compiling included
+# others: Rummy 101 20,000 rounds a bot and variant, Rummikub 4,000 (greedy, careful and expert:
+# their searches and oracles came later and take far longer), card Rummy 101 800 matches (its
+# ladder with the search and the oracle). About 17 minutes on 2 cores, compiling included
 # (2026-12-04). Reruns skip what data/reference holds.
 SK := $(REF)/skill
 SKILL_RUNS := rummy101:20000:threshold_mode=fixed,increasing rummy101:20000:button_jokers=0,1 \
@@ -161,7 +161,7 @@ reference-skill: $(VENV)/.core
 	for run in $(SKILL_RUNS); do \
 		preset=$${run%%:*}; rest=$${run#*:}; size=$${rest%%:*}; rule=$${rest#*:}; \
 		unit=--rounds; [ $$preset = rummy101-cards ] && unit=--matches; \
-		ladder=; [ $$preset = rummy101 ] && ladder="--policies greedy,careful,expert"; \
+		ladder=; [ $$preset != rummy101-cards ] && ladder="--policies greedy,careful,expert"; \
 		$(BIN)/sim skill --preset $$preset --players 4 --grid $$rule $$unit $$size --seed 2026 $$ladder \
 			--out $(SK)/$$preset/$${rule%%=*} || exit 1; \
 	done

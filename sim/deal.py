@@ -18,6 +18,7 @@ STREAM_DEAL_STATS = 1  # stream numbers keep the deals of different jobs apart
 STREAM_ROUNDS = 2
 STREAM_CARD_DEALS = 3
 STREAM_CARD_MATCHES = 4  # hand h of match m: counter (block, m, h, 0)
+STREAM_SEARCH = 5  # the search bots' worlds: counter (block, match or round, decision, world)
 
 DEAL_WORKLOAD = Workload("dealing", ("sim.deal",))  # sim.jit: the kernels deal_racks needs
 
@@ -118,6 +119,19 @@ def shuffle_part(bits, seed, stream, c1, c2, c3, items, first, end):
             philox_block(seed, stream, i // 4, c1, c2, c3, bits)
         pick = j + below(bits[i % 4], end - j)
         items[j], items[pick] = items[pick], items[j]
+
+
+@kernel(inline=True)
+def shuffle_unseen(bits, seed, c1, c2, c3, unseen, pool):
+    """A search's world: the tiles counted in ``unseen`` written into ``pool`` and shuffled
+    by counter ``(c1, c2, c3)`` of ``seed`` on :data:`STREAM_SEARCH`; returns how many."""
+    n = 0
+    for k in range(unseen.shape[0]):
+        for _ in range(unseen[k]):
+            pool[n] = k
+            n += 1
+    shuffle_part(bits, seed, STREAM_SEARCH, c1, c2, c3, pool, 0, n)
+    return n
 
 
 @kernel(i64, i64, i64, I1, i64, I8_1)

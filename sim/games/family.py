@@ -373,6 +373,16 @@ def seat_policies(policies: list[str], players: int) -> list[str]:
     return list(policies) * players if len(policies) == 1 else list(policies)
 
 
+def policy_column(policies: list[str], players: int, known: tuple[str, ...], rounds: int) -> pl.Series:
+    """The ``policy`` column of a chunk's players table, seat after seat for ``rounds``
+    rounds: each seat's bot (``search:32`` is ``search``; the budget is the rounds')."""
+    import numpy as np
+    import polars as pl
+
+    bots = [split_policy(q, known)[0] for q in seat_policies(policies, players)]
+    return pl.Series(np.tile(np.array(bots), rounds), dtype=pl.Enum(list(known)))
+
+
 def check_engine_errors(errors: np.ndarray, start: int) -> None:
     """Raise on the first round of a chunk whose engine reported an error (its self-checks)."""
     import numpy as np

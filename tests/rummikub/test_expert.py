@@ -54,11 +54,12 @@ def _redeal(r: Round, p: int, rng: np.random.Generator) -> None:
     r.deck[pool + 1:deck_len] = hidden[at:]
 
 
-def _position(players: int, seed: int, turns: int, mix: list[str]) -> tuple[Round, int] | None:
+def _position(players: int, seed: int, turns: int, mix: list[str], bot: str = "expert") -> tuple[Round, int] | None:
+    """The round of ``seed`` after ``turns`` turns, the seat to move playing ``bot``."""
     rules = RUMMIKUB.replace(players=players)
     p = turns % players
     policies = [mix[q % len(mix)] for q in range(players)]
-    policies[p] = "expert"
+    policies[p] = bot
     r = Round(rules, _deck(players, seed, 0), policies)
     r.play(turns)
     return None if r.over else (r, p)
@@ -71,11 +72,17 @@ def test_the_expert_decides_from_its_view_only(players, seed, turns, mix, shuffl
     """Issue part 1: re-deal the tiles the seat to move has not seen (the other racks, their
     sizes kept, and the pool after the tile it is about to draw): its view is the same and
     so is its next turn, action for action."""
-    position = _position(players, seed, turns, mix)
+    check_decides_from_view(players, seed, turns, mix, shuffle, "expert")
+
+
+def check_decides_from_view(players: int, seed: int, turns: int, mix: list[str], shuffle: int, bot: str) -> None:
+    """The information-set property for ``bot``: the seat to move's view and next turn are
+    the same after the tiles it has not seen are dealt again."""
+    position = _position(players, seed, turns, mix, bot)
     if position is None:
         return
     a, p = position
-    b, _ = _position(players, seed, turns, mix)
+    b, _ = _position(players, seed, turns, mix, bot)
     _redeal(b, p, np.random.default_rng(shuffle))
     assert _same_view(a.view(p), b.view(p))
     assert _same_actions(a.play(1), b.play(1))

@@ -52,7 +52,7 @@ from collections import namedtuple
 
 import numpy as np
 
-from sim.deal import STREAM_CARD_MATCHES, below, philox_block, shuffle_part
+from sim.deal import STREAM_CARD_MATCHES, STREAM_SEARCH, below, philox_block, shuffle_part
 from sim.games.cards.expert import (
     X_MARGIN,
     X_OPTIONS,
@@ -556,7 +556,7 @@ def _turn(setup, hs, tr, totals, hand, seat, nt, npile, stock, force):
 # one world is the true one. Each option is played on in the same worlds (so that the worlds'
 # luck cancels between options) to the end of the hand, every seat playing the expert
 # (``_roll_out``), and scored by :func:`_outcome`. The worlds come from Philox on
-# :data:`SEARCH_STREAM`, counter (match, hand and turn, world): the same decisions whatever
+# :data:`sim.deal.STREAM_SEARCH`, counter (match, hand and turn, world): the same decisions whatever
 # the chunks or jobs.
 #
 # The search's scratch: the setup every seat of a roll-out plays by (all expert), the sampled
@@ -564,7 +564,6 @@ def _turn(setup, hs, tr, totals, hand, seat, nt, npile, stock, force):
 # dealt out, the options' summed outcomes and the options themselves.
 SearchSpace = namedtuple("SearchSpace", "setup world roll quiet pool values options costs bits")
 SEARCH_SPACE = record_of(SearchSpace, SETUP, HAND_STATE, HAND_STATE, TRACE, I1, F1, I1, F1, U1)
-SEARCH_STREAM = 5  # sim.deal's streams 1-4 deal rounds, hands and matches
 MAX_OPTIONS = 8
 
 
@@ -619,7 +618,7 @@ def _sample_world(setup, hs, sp, totals, seat, nt, npile, stock, match_id, when,
         for _ in range(unseen[c]):
             pool[n] = c
             n += 1
-    shuffle_part(sp.bits, setup.seed, SEARCH_STREAM, match_id, when, world, pool, 0, n)
+    shuffle_part(sp.bits, setup.seed, STREAM_SEARCH, match_id, when, world, pool, 0, n)
     needs = 0  # the cards still to deal to the other hands
     for o in range(players):
         if o != seat:
@@ -655,7 +654,7 @@ def _sample_world(setup, hs, sp, totals, seat, nt, npile, stock, match_id, when,
         if m < w.deck.shape[0]:
             w.deck[m] = pool[j]
             m += 1
-    shuffle_part(sp.bits, setup.seed, SEARCH_STREAM, match_id, when | 2, world, w.deck, stock, m)
+    shuffle_part(sp.bits, setup.seed, STREAM_SEARCH, match_id, when | 2, world, w.deck, stock, m)
 
 
 @kernel(SETUP, HAND_STATE, SEARCH_SPACE, I1, i64, i64, i64, i64, i64, i64, counted=False)

@@ -8,7 +8,7 @@ import numpy as np
 import polars as pl
 
 from sim.games.cards import FINISHES, POLICIES
-from sim.games.family import deal_columns, rules_columns, seat_policies, split_policy
+from sim.games.family import deal_columns, policy_column, rules_columns
 from sim.rules import Rules
 from sim.store import nullable
 
@@ -85,8 +85,7 @@ def chunk_tables(rules: Rules, seed: int, start: int, count: int, policies: list
         "hand": np.repeat(h[:, e.H_HAND], players).astype(np.int32),
         "seat": seats,
         "team": seats % 2 if rules.partners else seats,  # C-TEAM-1: opposite seats together
-        "policy": pl.Series(np.tile(np.array([split_policy(q, POLICIES)[0] for q in seat_policies(policies, players)]),
-                                    n), dtype=POLICY),  # search:32 is search (the budget: the matches' policies)
+        "policy": policy_column(policies, players, POLICIES, n),
         "melded": p[:, e.P_MELDED].astype(np.int16),
         "cards_left": p[:, e.P_CARDS_LEFT].astype(np.int8),
         "hand_value": p[:, e.P_HAND_VALUE].astype(np.int16),

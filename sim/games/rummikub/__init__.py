@@ -10,7 +10,8 @@ The modules, from the rules to the data:
   --table``);
 - :mod:`.state`: the layout of a round's integer arrays; :mod:`.engine`: the round engine
   and its two simple bots (numba); :mod:`.view`: what one seat may know, and :mod:`.expert`
-  the ``expert`` bot deciding from it alone; :mod:`.play` the engine's Python face (rules
+  the ``expert`` bot deciding from it alone; :mod:`.search` the search and the oracle
+  (numba, compiled when one of them plays); :mod:`.play` the engine's Python face (rules
   and policies as arrays, chunks, traced rounds, rounds turn by turn);
 - :mod:`.tables`: chunks of rounds as the ``rounds`` and ``players`` tables;
 - :mod:`.summary`: a run's summary and its ``--until-ci`` metrics;
@@ -28,7 +29,7 @@ from sim.games.rummikub.rules import PRESETS, RummikubRules
 from sim.precision import DEAL_METRICS as TILE_DEAL_METRICS
 from sim.precision import Metric
 
-POLICIES = ("greedy", "careful", "expert")  # engine.POLICY_GREEDY, POLICY_CAREFUL, POLICY_EXPERT
+POLICIES = ("greedy", "careful", "expert", "search", "oracle")  # engine.POLICY_*
 # The expert's tuning constants (sim.games.rummikub.expert reads them by name from its seat's
 # row of ``tune``, sim.games.family.expert_tune). The defaults are the best of
 #   python benchmarks/tune_expert.py --preset rummikub --players 4 --objective score --trials 30 --deals 60
@@ -44,10 +45,20 @@ EXPERT_PARAMS = (
     Param("open_lean", 1, 0, 1, "open with the fewest tiles that reach the bar (1) or every meld (0)", integer=True),
     Param("open_jokers", 0, 0, 1, "open with rack jokers (1), or without them when the rest reach the bar (0)",
           integer=True),
+    # the search's budget (``search:N`` sets ``samples``), not the expert's judgement: not tuned
+    Param("samples", 16, 1, 1024, "search: worlds each action (lay or draw) is played out in", integer=True,
+          tuned=False),
+    Param("margin", 100.0, 0.0, 500.0, "search: how many points a round better the other action must do than the "
+          "expert's to be played", tuned=False),
 )
 FINISHES = ("out", "blocked", "last_call")  # engine.FINISH_*
 TABLE_MODULES = ("sim.games.rummikub.tablesolver", "sim.games.rummikub.tableturn", "sim.games.rummikub.tablecall")
 TABLE_SOLVER = "the Rummikub table solver"  # its workload (Family.other_workload)
+ENGINE_MODULES = ("sim.deal", "sim.solver.runs", "sim.solver.kernel", "sim.solver.layout",
+                  "sim.games.rummikub.tablesolver", "sim.games.rummikub.tableturn", "sim.games.rummikub.view",
+                  "sim.games.rummikub.expert", "sim.games.rummikub.engine")
+# The search and the oracle (sim.games.rummikub.search), compiled when one of them plays.
+SEARCH_PLAY = "the Rummikub search"
 
 
 class Rummikub(Family):
@@ -59,10 +70,9 @@ class Rummikub(Family):
     expert_params = EXPERT_PARAMS
     balance_example = ("open_points", "20:40", "p_open_by_turn_3=0.5")
     finishes = FINISHES
-    kernel_modules = ("sim.deal", "sim.solver.runs", "sim.solver.kernel", "sim.solver.layout",
-                      "sim.games.rummikub.tablesolver", "sim.games.rummikub.tableturn", "sim.games.rummikub.view",
-                      "sim.games.rummikub.expert", "sim.games.rummikub.engine")
-    other_workloads = ((TABLE_SOLVER, TABLE_MODULES),)
+    kernel_modules = ENGINE_MODULES
+    other_workloads = ((TABLE_SOLVER, TABLE_MODULES), (SEARCH_PLAY, (*ENGINE_MODULES, "sim.games.rummikub.search")))
+    policy_workloads: ClassVar[dict] = {"search": SEARCH_PLAY, "oracle": SEARCH_PLAY}
     uses_run_table = True
     deals_at = "sim.dealstats:TILE_DEALS"  # the tile deal and the opening solver
     deal_metrics = TILE_DEAL_METRICS

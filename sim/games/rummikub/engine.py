@@ -50,10 +50,14 @@ from sim.games.rummikub.state import (
     G_TURNS,
     G_WINNER,
     G_WINNERS,
+    LAST_DREW,
+    LAST_LAID,
+    LAST_PASSED,
     PS_DRAWN_SINCE,
     PS_DRAWS,
     PS_FAILED_AT,
     PS_JOKERS_LEFT,
+    PS_LAST,
     PS_LEN,
     PS_OPEN_THRESHOLD,
     PS_OPEN_TURN,
@@ -88,7 +92,12 @@ from sim.solver.layout import F_LEN, MELD_FIELDS
 from sim.solver.runs import new_run_space
 from sim.tiles import COUNTS_LEN, JOKER
 
-POLICY_GREEDY, POLICY_CAREFUL, POLICY_EXPERT = 0, 1, 2  # sim.games.rummikub.POLICIES
+# sim.games.rummikub.POLICIES; the search and the oracle (:mod:`.search`) play their turns by
+# setting their seat's code to one of the expert's two actions, FORCE_DRAW or FORCE_PLAY,
+# for the turn (codes no seat is dealt).
+POLICY_GREEDY, POLICY_CAREFUL, POLICY_EXPERT, POLICY_SEARCH, POLICY_ORACLE = range(5)
+FORCE_DRAW = 5  # the turn draws (or passes), whatever the rack could place (K-PLAY-1)
+FORCE_PLAY = 6  # the turn opens as the expert would, or places the most value it can (the expert in danger)
 SMALL_PLAY = 10  # careful: plays worth less are held back (unless they empty the rack)...
 LOW_POOL = 10  # ...until the pool is down to this many tiles
 
@@ -161,12 +170,14 @@ def try_open(p, racks, table, ps, g, rp, tune, S, space, rows, trace):
     :func:`.expert.expert_open` decides from the seat's view). The melds come from the
     rack only and the table is not touched (K-OPEN-2). True if opened."""
     events, ev_rows, ev_placed = trace
+    if ps[p, PS_POLICY] == FORCE_DRAW:
+        return False
     rack = racks[p]
     bar = bar_in_force(p, ps, rp)
     cyclic = rp[RP_WRAP] == 1
     # What the seat knows: the expert decides from it alone, the others need only their rack.
     v = seat_view(p, racks, table, ps, g, rp)
-    expert = ps[p, PS_POLICY] == POLICY_EXPERT
+    expert = ps[p, PS_POLICY] == POLICY_EXPERT or ps[p, PS_POLICY] == FORCE_PLAY
     keep = keeps_jokers_to_open(tune[p]) if expert else ps[p, PS_POLICY] == POLICY_CAREFUL
     value, n = opening_melds(v.rack, bar, keep, cyclic, S, space, rows)
     if n == 0 or value < bar:
@@ -206,8 +217,12 @@ def try_play(p, racks, table, ps, g, rp, tune, ts, work, trace):
     ntable = g[G_NTABLE]
     penalty, g3max, cyclic = rp[RP_JOKER_PENALTY], rp[RP_G3MAX], rp[RP_WRAP] == 1
     locked, bound = rp[RP_LOCKED] == 1, rp[RP_BOUND] == 1
-    if ps[p, PS_POLICY] == POLICY_EXPERT:
-        w, n, nothing = expert_play(seat_view(p, racks, table, ps, g, rp), rp, tune[p], ts, work)
+    policy = ps[p, PS_POLICY]
+    if policy == FORCE_DRAW:
+        return False
+    if policy == POLICY_EXPERT or policy == FORCE_PLAY:
+        w, n, nothing = expert_play(seat_view(p, racks, table, ps, g, rp), rp, tune[p], ts, work,
+                                    policy == FORCE_PLAY)
         if nothing:
             ps[p, PS_FAILED_AT] = g[G_TABLE_CHANGES] + 1
             ps[p, PS_DRAWN_SINCE] = -1
@@ -278,6 +293,7 @@ def play_turn(p, deck, racks, table, ps, g, rp, tune, S, space, rows, ts, work, 
     if g[G_ERROR] != ERR_NONE:
         return True
     if acted:
+        ps[p, PS_LAST] = LAST_LAID
         g[G_PASSES] = 0
         if rack_tiles(racks[p]) == 0:  # K-END-1
             g[G_FINISH] = FINISH_OUT
@@ -288,6 +304,7 @@ def play_turn(p, deck, racks, table, ps, g, rp, tune, S, space, rows, ts, work, 
         g[G_POOL] += 1
         racks[p, tile] += 1
         ps[p, PS_DRAWS] += 1
+        ps[p, PS_LAST] = LAST_DREW
         if ps[p, PS_FAILED_AT] > 0 and ps[p, PS_DRAWN_SINCE] < 0:
             ps[p, PS_DRAWN_SINCE] = tile  # the one tile a play next turn must place
         else:
@@ -297,6 +314,7 @@ def play_turn(p, deck, racks, table, ps, g, rp, tune, S, space, rows, ts, work, 
             g[G_CALLS_LEFT] = players  # last_call: one more turn each from the next player
     else:
         g[G_PASSES] += 1
+        ps[p, PS_LAST] = LAST_PASSED
         event(events, g, EV_PASS, p, turn, -1, 0, bar, 0)
         if rp[RP_LAST_CALL] == 0 and g[G_PASSES] >= players:  # K-END-2
             g[G_FINISH] = FINISH_BLOCKED
@@ -369,20 +387,27 @@ def deal(deck, rp, policies, rs):
 
 
 @kernel(inline=True)
+def next_turn(deck, racks, table, ps, g, rp, tune, S, space, rows, ts, work, trace):
+    """The turn of the seat whose turn it is (seat 0 starts, then in seat order); True when
+    the round is over, then scored."""
+    p = g[G_TURNS] % rp[RP_PLAYERS]
+    over = play_turn(p, deck, racks, table, ps, g, rp, tune, S, space, rows, ts, work, trace)
+    if not over and g[G_TURNS] >= MAX_TURNS:
+        g[G_ERROR] = ERR_TOO_LONG
+        over = True
+    if over:
+        score_round(racks, ps, g, rp)
+        event(trace[0], g, EV_END, p, ps[p, PS_TURNS], -1, g[G_FINISH], g[G_WINNERS], 0)  # p: the last to play
+    return over
+
+
+@kernel(inline=True)
 def play_until(deck, rp, tune, S, rs, ts, trace, stop):
     """Play the round in ``rs`` on, seat after seat, until it is over (True, scored) or
     ``stop`` turns (all seats together) have been played (False)."""
     racks, table, ps, g, space, rows, work, _, _ = rs
-    players = rp[RP_PLAYERS]
     while g[G_TURNS] < stop:
-        p = g[G_TURNS] % players  # seat 0 starts, then in seat order
-        over = play_turn(p, deck, racks, table, ps, g, rp, tune, S, space, rows, ts, work, trace)
-        if not over and g[G_TURNS] >= MAX_TURNS:
-            g[G_ERROR] = ERR_TOO_LONG
-            over = True
-        if over:
-            score_round(racks, ps, g, rp)
-            event(trace[0], g, EV_END, p, ps[p, PS_TURNS], -1, g[G_FINISH], g[G_WINNERS], 0)  # p: the last to play
+        if next_turn(deck, racks, table, ps, g, rp, tune, S, space, rows, ts, work, trace):
             return True
     return False
 
@@ -408,6 +433,46 @@ def new_round_space(n_states, players, set_jokers):
     )
 
 
+@kernel(inline=True)
+def start_round(seed, round_id, deck_in, rp, policies, rs, tracing, fresh):
+    """The round's tiles (``deck_in``, or round ``round_id`` of ``seed`` shuffled into the
+    scratch) and, when ``fresh``, its deal; returns the tiles."""
+    deck_buffer, bits = rs[7], rs[8]
+    deck = deck_in
+    if deck_in.shape[0] == 0:
+        deal_round(seed, round_id, deck_buffer, bits, rp[RP_DUPLICATE], rp[RP_RACK], 0)
+        deck = deck_buffer
+    rs[3][G_TRACE] = 1 if tracing else 0
+    if fresh:
+        deal(deck, rp, policies, rs)
+    return deck
+
+
+@kernel(inline=True)
+def round_out(i, rs, rp, out_rounds, out_players):
+    """A round over, into row ``i`` of the output arrays (``R_*``, ``P_*``)."""
+    _, table, ps, g, _, _, _, _, _ = rs
+    players = rp[RP_PLAYERS]
+    out_rounds[i, R_FINISH] = g[G_FINISH]
+    out_rounds[i, R_WINNER] = g[G_WINNER]
+    out_rounds[i, R_WINNERS] = g[G_WINNERS]
+    out_rounds[i, R_TURNS] = g[G_TURNS]
+    out_rounds[i, R_POOL_LEFT] = g[G_DECK] - g[G_POOL]
+    out_rounds[i, R_TABLE_TILES] = table_tiles(table, g[G_NTABLE])
+    out_rounds[i, R_ERROR] = g[G_ERROR]
+    for p in range(players):
+        out_players[i, p, P_OPEN_TURN] = ps[p, PS_OPEN_TURN]
+        out_players[i, p, P_OPEN_VALUE] = ps[p, PS_OPEN_VALUE]
+        out_players[i, p, P_OPEN_THRESHOLD] = ps[p, PS_OPEN_THRESHOLD]
+        out_players[i, p, P_TILES_PLACED] = ps[p, PS_TILES_PLACED]
+        out_players[i, p, P_DRAWS] = ps[p, PS_DRAWS]
+        out_players[i, p, P_RACK_TILES] = ps[p, PS_RACK_TILES]
+        out_players[i, p, P_RACK_VALUE] = ps[p, PS_RACK_VALUE]
+        out_players[i, p, P_JOKERS_LEFT] = ps[p, PS_JOKERS_LEFT]
+        out_players[i, p, P_SCORE] = ps[p, PS_SCORE]
+        out_players[i, p, P_TURNS] = ps[p, PS_TURNS]
+
+
 @kernel(i64, i64, i64, I1, I1, F2, SOLVER_ARRAYS, ROUND_SPACE, TABLE_SPACE, I1, TRACE, boolean, I2, I3, boolean,
         i64, entry=True)
 def play_rounds(seed, start, count, rp, policies, tune, S, rs, ts, deck_in, trace, tracing, out_rounds,
@@ -422,35 +487,12 @@ def play_rounds(seed, start, count, rp, policies, tune, S, rs, ts, deck_in, trac
     ``fresh`` False goes on with the round in ``rs`` instead of dealing one, and ``stop``
     (-1: none) ends the play when the round has had that many turns, all seats together,
     the round's state left in ``rs`` (0 rounds played, unless it is over)."""
-    players = rp[RP_PLAYERS]
-    _, table, ps, g, _, _, _, deck_buffer, bits = rs
+    g = rs[3]
     for i in range(count):
-        deck = deck_in
-        if deck_in.shape[0] == 0:
-            deal_round(seed, start + i, deck_buffer, bits, rp[RP_DUPLICATE], rp[RP_RACK], 0)
-            deck = deck_buffer
-        g[G_TRACE] = 1 if tracing else 0
-        if fresh:
-            deal(deck, rp, policies, rs)
+        deck = start_round(seed, start + i, deck_in, rp, policies, rs, tracing, fresh)
         over = play_until(deck, rp, tune, S, rs, ts, trace, stop if stop >= 0 else MAX_TURNS + 1)
         if g[G_ERROR] == ERR_MEMO or not over:
             return i
-        out_rounds[i, R_FINISH] = g[G_FINISH]
-        out_rounds[i, R_WINNER] = g[G_WINNER]
-        out_rounds[i, R_WINNERS] = g[G_WINNERS]
-        out_rounds[i, R_TURNS] = g[G_TURNS]
-        out_rounds[i, R_POOL_LEFT] = g[G_DECK] - g[G_POOL]
-        out_rounds[i, R_TABLE_TILES] = table_tiles(table, g[G_NTABLE])
-        out_rounds[i, R_ERROR] = g[G_ERROR]
-        for p in range(players):
-            out_players[i, p, P_OPEN_TURN] = ps[p, PS_OPEN_TURN]
-            out_players[i, p, P_OPEN_VALUE] = ps[p, PS_OPEN_VALUE]
-            out_players[i, p, P_OPEN_THRESHOLD] = ps[p, PS_OPEN_THRESHOLD]
-            out_players[i, p, P_TILES_PLACED] = ps[p, PS_TILES_PLACED]
-            out_players[i, p, P_DRAWS] = ps[p, PS_DRAWS]
-            out_players[i, p, P_RACK_TILES] = ps[p, PS_RACK_TILES]
-            out_players[i, p, P_RACK_VALUE] = ps[p, PS_RACK_VALUE]
-            out_players[i, p, P_JOKERS_LEFT] = ps[p, PS_JOKERS_LEFT]
-            out_players[i, p, P_SCORE] = ps[p, PS_SCORE]
-            out_players[i, p, P_TURNS] = ps[p, PS_TURNS]
+        round_out(i, rs, rp, out_rounds, out_players)
     return count
+

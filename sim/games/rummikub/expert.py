@@ -171,32 +171,61 @@ def expert_open(v, rp, tune, rows, value, n):
 
 
 @kernel(inline=True)
-def _decide(v, rp, tune, ts, work):
-    """:func:`expert_play` within the search budget."""
-    if v.must == NOTHING:
-        return np.int64(0), 0, True
-    rack, table, ntable, must = v.rack, v.table, v.ntable, v.must
+def _most(v, rp, ts, work):
+    """The most value the table solver finds, jokers included (K-PLAY-1, K-JOKER-1/2)."""
     penalty, g3max, cyclic = rp[RP_JOKER_PENALTY], rp[RP_G3MAX], rp[RP_WRAP] == 1
     locked, bound = rp[RP_LOCKED] == 1, rp[RP_BOUND] == 1
-    # K-END-1: the whole rack at once, if it can be placed
-    w, n = best_play(rack, table, ntable, 0, penalty, g3max, cyclic, locked, bound, ts, work, True, must,
+    w, n = best_play(v.rack, v.table, v.ntable, 0, penalty, g3max, cyclic, locked, bound, ts, work, True, v.must, 0)
+    return w, n, w == 0 and ts[OVER_BUDGET] == 0
+
+
+@kernel(inline=True)
+def _going_out(rack, table, ntable, must, rp, ts, work):
+    """K-END-1: the play that places the whole rack, if there is one (weight 0: none), a
+    search cut at the first rack tile left over."""
+    penalty, g3max, cyclic = rp[RP_JOKER_PENALTY], rp[RP_G3MAX], rp[RP_WRAP] == 1
+    locked, bound = rp[RP_LOCKED] == 1, rp[RP_BOUND] == 1
+    return best_play(rack, table, ntable, 0, penalty, g3max, cyclic, locked, bound, ts, work, True, must,
                      rack_weight(rack, penalty) - 1)
+
+
+@kernel(inline=True)
+def can_go_out(rack, table, ntable, rp, ts, work):
+    """Whether the whole rack can be placed on the table (K-END-1), as far as the expert's
+    budget of :data:`SOLVE_BUDGET` positions sees (the search's worlds)."""
+    ts[BUDGET] = SOLVE_BUDGET
+    ts[OVER_BUDGET] = 0
+    w, _ = _going_out(rack, table, ntable, -1, rp, ts, work)
+    ts[BUDGET] = 0
+    return w != 0
+
+
+@kernel(inline=True)
+def _decide(v, rp, tune, ts, work):
+    """:func:`expert_play` within the search budget."""
+    w, n = _going_out(v.rack, v.table, v.ntable, v.must, rp, ts, work)  # K-END-1: the whole rack at once
     if w != 0:
         return w, n, False
     if in_danger(v, rp, tune):
-        w, n = best_play(rack, table, ntable, 0, penalty, g3max, cyclic, locked, bound, ts, work, True, must, 0)
-        return w, n, w == 0 and ts[OVER_BUDGET] == 0
+        return _most(v, rp, ts, work)
     return np.int64(0), 0, False  # K-PLAY-1: hold everything back, draw
 
 
 @kernel(inline=True)
-def expert_play(v, rp, tune, ts, work):
+def expert_play(v, rp, tune, ts, work, most):
     """The expert's table play after opening (K-PLAY-1): ``(weight, rows, nothing)`` as
     :func:`.tableturn.best_play` gives them (weight 0: draw), ``nothing`` True when it
-    knows no play exists. Each solve visits at most :data:`SOLVE_BUDGET` positions (a
-    play not found by then is not made). Inlined into the engine's one caller."""
+    knows no play exists; with ``most`` the play it makes in danger, whatever the danger
+    (the search's other choice, :mod:`.search`). Each solve visits at most
+    :data:`SOLVE_BUDGET` positions (a play not found by then is not made). Inlined into
+    the engine's one caller."""
+    if v.must == NOTHING:
+        return np.int64(0), 0, True
     ts[BUDGET] = SOLVE_BUDGET
     ts[OVER_BUDGET] = 0
-    w, n, nothing = _decide(v, rp, tune, ts, work)
+    if most:
+        w, n, nothing = _most(v, rp, ts, work)
+    else:
+        w, n, nothing = _decide(v, rp, tune, ts, work)
     ts[BUDGET] = 0  # the other bots' solves are exact
     return w, n, nothing

@@ -10,8 +10,8 @@ import numpy as np
 from sim.deal import round_deck
 from sim.errors import RulesError
 from sim.games.family import policy_codes as seat_codes
-from sim.games.family import seat_tune
-from sim.games.rummikub import EXPERT_PARAMS, FAMILY, POLICIES
+from sim.games.family import policy_tune, seat_tune
+from sim.games.rummikub import EXPERT_PARAMS, FAMILY, POLICIES, SEARCH_PLAY
 from sim.jit import prepare
 from sim.rules import Rules
 from sim.solver.arrays import solver_arrays
@@ -46,6 +46,12 @@ def rules_params(rules: Rules, duplicate: bool = False) -> np.ndarray:
 def policy_codes(policies: list[str] | tuple[str, ...], players: int) -> np.ndarray:
     """Policy names per seat as codes; one name is used for every seat."""
     return seat_codes(policies, players, POLICIES)
+
+
+def seat_budgets(policies: list[str] | tuple[str, ...], players: int,
+                 tune: np.ndarray | None = None) -> np.ndarray | None:
+    """``tune`` with each seat's search budget from its policy name (``search:32``)."""
+    return policy_tune(EXPERT_PARAMS, policies, players, POLICIES, tune)
 
 
 @dataclass(frozen=True)
@@ -83,16 +89,35 @@ class _Engine:
         self.rs = e.new_round_space(self.S[7].shape[0], rules.players, rules.jokers)
         self.memo_bits = table.MEMO_BITS
         self.ts = table.new_space(self.memo_bits)
+        self.sp = None  # the search's scratch, made when a seat searches
 
     def play(self, seed, start, count, policies, tune, deck, trace, tracing, out_r, out_p) -> None:
-        from sim.games.rummikub import engine as e
-
         done = 0
         while done < count:
-            done += e.play_rounds(seed, start + done, count - done, self.rp, policies, tune, self.S, self.rs,
-                                  self.ts, deck, trace, tracing, out_r[done:], out_p[done:], True, -1)
+            done += self.rounds(seed, start + done, count - done, policies, tune, deck, trace, tracing, out_r[done:],
+                                out_p[done:], True, -1)
             if done < count:  # a position needs a bigger memory: grow it, replay that round
                 self.grow(f"round {start + done}")
+
+    def rounds(self, seed, start, count, policies, tune, deck, trace, tracing, out_r, out_p, fresh, stop) -> int:
+        """The engine's ``play_rounds``, or the search's ``search_rounds`` when a seat searches
+        (compiled then, :data:`SEARCH_PLAY`): the same arguments and return."""
+        from sim.games.rummikub import engine as e
+
+        if not (np.asarray(policies) >= e.POLICY_SEARCH).any():
+            return e.play_rounds(seed, start, count, self.rp, policies, tune, self.S, self.rs, self.ts, deck, trace,
+                                 tracing, out_r, out_p, fresh, stop)
+        prepare(FAMILY.other_workload(SEARCH_PLAY))
+        from sim.games.rummikub import search
+        from sim.games.rummikub import state as st
+
+        if self.sp is None:
+            size = max(len(deck), len(self.rs[7]))
+            self.sp = search.new_search_space(self.rules.players, size, e.MAX_TABLE, st.G_LEN)
+        elif len(self.sp.pool) < len(deck):
+            raise ValueError(f"a round of {len(deck)} tiles: the search was set up for {len(self.sp.pool)}")
+        return search.search_rounds(seed, start, count, self.rp, policies, tune, self.S, self.rs, self.ts, self.sp,
+                                    deck, trace, tracing, out_r, out_p, fresh, stop)
 
     def grow(self, where: str = "a position") -> None:
         """Give the table solver a memory 16 times bigger (a position needed more)."""
@@ -179,7 +204,7 @@ class Round:
         self.rules = rules
         self.deck = np.ascontiguousarray(deck, dtype=np.int64)
         self.codes = policy_codes(policies, rules.players)
-        self.tune = seat_tune(EXPERT_PARAMS, rules.players, tune)
+        self.tune = seat_tune(EXPERT_PARAMS, rules.players, seat_budgets(policies, rules.players, tune))
         self.engine = _Engine(rules)
         self.trace = (np.zeros((e.MAX_EVENTS, e.EV_FIELDS), dtype=np.int64),
                       np.zeros((e.MAX_EVENTS, e.MAX_TABLE, MELD_FIELDS), dtype=np.int64),
@@ -237,8 +262,7 @@ class Round:
         out_p = np.zeros((1, self.rules.players, e.P_LEN), dtype=np.int64)
         stop = (0 if fresh else int(self.g[e.G_TURNS])) + turns
         while True:
-            over = e.play_rounds(0, 0, 1, eng.rp, self.codes, self.tune, eng.S, eng.rs, eng.ts, self.deck,
-                                 self.trace, True, out_r, out_p, fresh, stop)
+            over = eng.rounds(0, 0, 1, self.codes, self.tune, self.deck, self.trace, True, out_r, out_p, fresh, stop)
             if int(self.g[e.G_ERROR]) != e.ERR_MEMO:
                 break
             eng.grow()  # a position needs more memory: the same turns again from where they started

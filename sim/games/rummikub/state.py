@@ -20,8 +20,10 @@ RP_LEN = 15  # RP_DUPLICATE is not a rule: the players with ``--duplicate`` deal
 
 # --- player state ------------------------------------------------------------------------
 (PS_POLICY, PS_TURNS, PS_OPEN_TURN, PS_OPEN_VALUE, PS_OPEN_THRESHOLD, PS_TILES_PLACED, PS_DRAWS,
- PS_RACK_TILES, PS_RACK_VALUE, PS_JOKERS_LEFT, PS_SCORE, PS_FAILED_AT, PS_DRAWN_SINCE) = range(13)
-PS_LEN = 13
+ PS_RACK_TILES, PS_RACK_VALUE, PS_JOKERS_LEFT, PS_SCORE, PS_FAILED_AT, PS_DRAWN_SINCE, PS_LAST) = range(14)
+PS_LEN = 14
+# PS_LAST: what the player did on its last turn, as everyone sees it (the search's worlds, .search)
+LAST_NONE, LAST_LAID, LAST_DREW, LAST_PASSED = range(4)
 
 # --- round counters ------------------------------------------------------------------------
 (G_POOL, G_DECK, G_NTABLE, G_TURNS, G_FINISH, G_WINNER, G_WINNERS, G_PASSES, G_CALLS_LEFT,

@@ -11,9 +11,9 @@ from sim.games.family import (
     check_engine_errors,
     deal_columns,
     players_schema,
+    policy_column,
     round_schema,
     rules_columns,
-    seat_policies,
 )
 from sim.games.rummikub import FINISHES, POLICIES
 from sim.rules import Rules
@@ -46,10 +46,11 @@ def chunk_tables(rules: Rules, seed: int, start: int, count: int, policies: list
     rotation); the ``rounds`` and ``players`` tables. Columns named in ``drop`` (the
     hive partition's) are left to the path."""
     from sim.games.rummikub import engine as e
-    from sim.games.rummikub.play import play_chunk, policy_codes
+    from sim.games.rummikub.play import play_chunk, policy_codes, seat_budgets
 
     codes = policy_codes(policies, rules.players)
-    res = play_chunk(rules, seed, start, count, codes, duplicate=duplicate, tune=tune)
+    res = play_chunk(rules, seed, start, count, codes, duplicate=duplicate,
+                     tune=seat_budgets(policies, rules.players, tune))
     r, p = res.rounds, res.players
     check_engine_errors(r[:, e.R_ERROR], start)
     players = rules.players
@@ -78,7 +79,7 @@ def chunk_tables(rules: Rules, seed: int, start: int, count: int, policies: list
     players_df = pl.DataFrame({
         "round_id": np.repeat(round_id, players),
         "seat": np.tile(np.arange(players, dtype=np.int8), count),
-        "policy": pl.Series(np.tile(np.array(seat_policies(policies, players)), count), dtype=POLICY),
+        "policy": policy_column(policies, players, POLICIES, count),
         "opened": opened,
         "open_turn": when_opened(e.P_OPEN_TURN),
         "open_value": when_opened(e.P_OPEN_VALUE),

@@ -101,11 +101,11 @@ def round_json(t, seed: int | None, round_id: int | None) -> dict:
 
 def trace_json(rules: Rules, seed: int, round_id: int, policies: list[str], duplicate: bool = False) -> dict:
     """Round ``round_id`` of ``seed`` played and traced, as JSON."""
-    from sim.games.rummikub.play import policy_codes, trace_round
+    from sim.games.rummikub.play import policy_codes, seat_budgets, trace_round
 
     codes = policy_codes(list(policies), rules.players)
-    return round_json(trace_round(rules, seed, round_id, codes, duplicate=duplicate),
-                      seed, round_id)
+    tune = seat_budgets(list(policies), rules.players)
+    return round_json(trace_round(rules, seed, round_id, codes, duplicate=duplicate, tune=tune), seed, round_id)
 
 
 def rack_points(tiles: list[str], joker_penalty: int) -> int:

@@ -13,7 +13,7 @@ known to sit in another rack) and the stock's order, from the tiles it has not s
 stock: the clairvoyant bound of relative skill).
 Each option is played on in the same worlds, so that their luck cancels between options,
 to the end of the round with every seat the expert, and scored by the seat's score less
-the others' mean (T-SCORE). The worlds come from Philox on :data:`SEARCH_STREAM`, counter
+the others' mean (T-SCORE). The worlds come from Philox on :data:`sim.deal.STREAM_SEARCH`, counter
 (round, turn, world): the same decisions whatever the chunks or jobs.
 
 The search's kernels are a workload of their own (:data:`sim.games.rummy101.SEARCH_PLAY`),
@@ -27,7 +27,7 @@ from collections import namedtuple
 
 import numpy as np
 
-from sim.deal import shuffle_part
+from sim.deal import shuffle_unseen
 from sim.games.family import param_index
 from sim.games.rummy101 import EXPERT_PARAMS
 from sim.games.rummy101.bots import EXPERT, ORACLE, SEARCH, wants_discard
@@ -67,7 +67,6 @@ from sim.tiles import COUNTS_LEN, JOKER
 X_SAMPLES = param_index(EXPERT_PARAMS, "samples")
 X_OPTIONS = param_index(EXPERT_PARAMS, "options")
 X_MARGIN = param_index(EXPERT_PARAMS, "margin")
-SEARCH_STREAM = 5  # sim.deal's streams 1-4 deal rounds, hands and matches
 MAX_OPTIONS = 8
 POOL = 160  # the tiles a seat may not have seen: the set's 106 and every button joker
 
@@ -137,12 +136,7 @@ def _sample_world(p, rp, sp, oracle, seed, round_id, when, world):
     deck_len = w.deck.shape[0]
     v = seat_view(p, w.racks, w.table, w.ps, w.g, rp, deck_len, w.seen)
     pool = sp.pool
-    n = 0
-    for k in range(COUNTS_LEN):
-        for _ in range(v.unseen[k]):
-            pool[n] = k
-            n += 1
-    shuffle_part(sp.bits, seed, SEARCH_STREAM, round_id, when, world, pool, 0, n)
+    shuffle_unseen(sp.bits, seed, round_id, when, world, v.unseen, pool)
     at = 0
     for q in range(rp[RP_PLAYERS]):
         if q == p:

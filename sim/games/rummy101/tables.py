@@ -11,10 +11,9 @@ from sim.games.family import (
     check_engine_errors,
     deal_columns,
     players_schema,
+    policy_column,
     round_schema,
     rules_columns,
-    seat_policies,
-    split_policy,
 )
 from sim.games.rummy101 import FINISHES, OPEN_KINDS, POLICIES
 from sim.rules import Rules
@@ -76,8 +75,7 @@ def chunk_tables(rules: Rules, seed: int, start: int, count: int, policies: list
     players_df = pl.DataFrame({
         "round_id": np.repeat(round_id, players),
         "seat": np.tile(np.arange(players, dtype=np.int8), n),
-        "policy": pl.Series(np.tile(np.array([split_policy(q, POLICIES)[0] for q in seat_policies(policies, players)]),
-                                    n), dtype=POLICY),  # search:32 is search (the budget: the rounds' policies)
+        "policy": policy_column(policies, players, POLICIES, n),
         "opened": opened,
         "open_kind": pl.Series([None, *OPEN_KINDS][k] for k in kind).cast(OPEN_KIND),
         "open_turn": when_opened(flat[:, rnd.P_OPEN_TURN], np.int16),
