@@ -19,8 +19,8 @@
 # seats and opponents, so the differences between bots are the bots'. From that:
 #
 # - **relative skill** (Dreef, Borm and van der Genugten, 2004): how much of the way from the
-#   beginner (the field, 0) to the `oracle` (1: a player who sees the other hands and the stock,
-#   card Rummy 101's so far) a bot goes;
+#   beginner (the field, 0) to the `oracle` (1: a player who sees the other hands or racks and
+#   the stock or pool; every family has one) a bot goes;
 # - the **variance shares** of a bot's score: what goes with the dealt hand, the seat, the bot,
 #   and the rest (the draws and the order of play): how much of a result is the player's;
 # - the **critical repetitions** (Fiedler and Rock, 2009): the deals, each played in every seat
