@@ -34,7 +34,7 @@ def main() -> None:
     args = ap.parse_args()
     rules = sim.preset(args.preset).replace(players=2)
     family = family_of(rules)
-    family.prepare(progress=True)
+    family.prepare(progress=True, policies=args.bots.split(","))  # compiling is not timed
     print(f"{family.title}, heads-up against expert, {args.deals:,} duplicate deals, seed {args.seed}, "
           f"{args.jobs} process(es)")
     for bot in args.bots.split(","):
