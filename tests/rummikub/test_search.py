@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 import sim
 from sim import tournament
 from sim.games.family import param_index
-from sim.games.rummikub import EXPERT_PARAMS, FAMILY, POLICIES, SEARCH_PLAY, play
+from sim.games.rummikub import EXPERT_PARAMS, FAMILY, POLICIES, play
 from sim.games.rummikub import engine as e
 from sim.games.rummikub.referee import referee
 from sim.games.rummikub.trace import round_json
@@ -30,10 +30,7 @@ TWO = RUMMIKUB.replace(players=2)
 
 @pytest.fixture(autouse=True, scope="module")
 def _compiled():
-    from sim.jit import prepare
-
-    FAMILY.prepare(progress=False)
-    prepare(FAMILY.other_workload(SEARCH_PLAY), progress=False)
+    FAMILY.prepare(progress=False, policies=("search",))  # the engine and the search's workload
 
 
 @settings(max_examples=20, deadline=None)

@@ -17,7 +17,7 @@ import sim
 from sim import tournament
 from sim.deal import round_deck
 from sim.games.family import param_index
-from sim.games.rummy101 import EXPERT_PARAMS, FAMILY, POLICIES, SEARCH_PLAY, core, play, search, turns
+from sim.games.rummy101 import EXPERT_PARAMS, FAMILY, POLICIES, core, play, search, turns
 from sim.games.rummy101.referee import referee
 from sim.games.rummy101.trace import round_json
 
@@ -32,9 +32,8 @@ def _compiled():
     from sim.games.rummy101 import TURN_BY_TURN
     from sim.jit import prepare
 
-    FAMILY.prepare(progress=False)
+    FAMILY.prepare(progress=False, policies=("search",))  # the engine and the search's workload
     prepare(FAMILY.other_workload(TURN_BY_TURN), progress=False)
-    prepare(FAMILY.other_workload(SEARCH_PLAY), progress=False)
 
 
 def search_turn(rules, deck, rs, S, p, first, seed=3, round_id=0):

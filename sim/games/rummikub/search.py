@@ -206,8 +206,8 @@ def _sample_world(p, rp, sp, oracle, seed, round_id, when, world, S, space, rows
     A rack dealt at random could have gone out or opened where its player was seen to draw
     (:func:`_fits`); a world with such a rack is dealt again, :data:`MAX_TRIES` times at
     most. With these worlds the mean worth of laying where the expert holds came out as
-    with the true other rack (-79 and -74 points a round over 439 heads-up decisions, their
-    estimates correlated 0.62).
+    with the true other rack (-79 and -74 points a round over 439 heads-up decisions; over
+    306 others the two estimates correlated 0.62, decision by decision).
     """
     w = sp.world
     _copy(sp.pre, w)
