@@ -148,20 +148,21 @@ reference-rummikub: $(VENV)/.core
 # Which rules reward skill (reports/reference-skill, issue 22): `sim skill` at four players,
 # the standard game and each house rule alone (a run per rule, its two values side by side on
 # the same deals), every bot of each family's ladder in every seat against greedy in the
-# others: Rummy 101 20,000 rounds a bot and variant, Rummikub 4,000 (greedy, careful and expert:
-# their searches and oracles came later and take far longer), card Rummy 101 800 matches (its
-# ladder with the search and the oracle). About 17 minutes on 2 cores, compiling included
-# (2026-12-04). Reruns skip what data/reference holds.
+# others, the oracle last (the fictive player of relative skill): Rummy 101 8,000 rounds a bot
+# and variant (500 deals), Rummikub 3,200 (200 deals), both greedy, careful, expert and oracle
+# (their searches would take hours at these sizes), card Rummy 101 800 matches (50 deals, its
+# ladder with the search). 32 minutes on 2 cores, compiling included (2026-12-04); reruns
+# skip what data/reference holds.
 SK := $(REF)/skill
-SKILL_RUNS := rummy101:20000:threshold_mode=fixed,increasing rummy101:20000:button_jokers=0,1 \
-	rummy101:20000:starter_may_open=true,false rummy101:20000:open_points=81,101,121 \
-	$(foreach r,$(RK_RULES),rummikub:4000:$(r)) \
+SKILL_RUNS := rummy101:8000:threshold_mode=fixed,increasing rummy101:8000:button_jokers=0,1 \
+	rummy101:8000:starter_may_open=true,false rummy101:8000:open_points=81,101,121 \
+	$(foreach r,$(RK_RULES),rummikub:3200:$(r)) \
 	rummy101-cards:800:partners=false,true rummy101-cards:800:decks=1,2 rummy101-cards:800:rummy_layoffs=false,true
 reference-skill: $(VENV)/.core
 	for run in $(SKILL_RUNS); do \
 		preset=$${run%%:*}; rest=$${run#*:}; size=$${rest%%:*}; rule=$${rest#*:}; \
 		unit=--rounds; [ $$preset = rummy101-cards ] && unit=--matches; \
-		ladder=; [ $$preset != rummy101-cards ] && ladder="--policies greedy,careful,expert"; \
+		ladder=; [ $$preset != rummy101-cards ] && ladder="--policies greedy,careful,expert,oracle"; \
 		$(BIN)/sim skill --preset $$preset --players 4 --grid $$rule $$unit $$size --seed 2026 $$ladder \
 			--out $(SK)/$$preset/$${rule%%=*} || exit 1; \
 	done

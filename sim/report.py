@@ -439,7 +439,7 @@ def _tournament_section(rep: Report, ds: A.Dataset) -> None:
 
 def _skill_section(rep: Report, ds: A.Dataset) -> None:
     """A skill run's measures (:func:`sim.skill.skill`): how much playing well is worth."""
-    from sim.skill import skill
+    from sim.skill import deals_text, skill
 
     s = skill(ds)
     rep.add("### Skill and luck", "",
@@ -472,7 +472,7 @@ def _skill_section(rep: Report, ds: A.Dataset) -> None:
         rep.add(f"**{name}**: {v['elo']['steps']:.1f} steps of 75% wins from the weakest bot to the strongest.", "")
         rep.table(pl.DataFrame(rows))
         shares = v["variance"]["intervals"]
-        reps = "; ".join(f"{c['b']} over {c['a']}: " + (f"{c['estimate']:,.0f}" if c["estimate"] != float("inf")
+        reps = "; ".join(f"{c['b']} over {c['a']}: " + (deals_text(c["estimate"]) if c["estimate"] != float("inf")
                                                         else "never") for c in v["critical_repetitions"])
         rep.add("Variance of a bot's score: " + ", ".join(f"{k.replace('_', ' ')} {_share_text(x)}"
                                                           for k, x in shares.items())

@@ -179,6 +179,12 @@ def critical_repetitions(differences: np.ndarray, level: float = 0.95) -> dict[s
             "mean": mean, "sd": sd}
 
 
+def deals_text(estimate: float) -> str:
+    """The critical repetitions as a count of deals to print: a better player needs at least
+    one deal to be ahead, so an estimate below one (a lead far larger than its noise) reads 1."""
+    return f"{max(estimate, 1.0):,.0f}"
+
+
 def elo_ladder(pairs: list[tuple[str, str, float]]) -> dict:
     """Elo ratings from pairwise shares: each ``(a, b, share)`` is the share of the decided
     units between ``a`` and ``b`` that ``a`` won. A share ``s`` says a leads b by
@@ -406,9 +412,9 @@ def format_skill(s: dict) -> list[str]:
         for p, r in v["relative_skill"].items():
             lines.append(f"  relative skill of {p} ({bots[0]} 0, {bots[-1]} 1): {_ci(r)}")
         for c in v["critical_repetitions"]:
-            est = c["estimate"]
-            lines.append(f"  {c['b']} over {c['a']}: " + (f"ahead with 95% probability after {est:,.0f} deals"
-                                                         if math.isfinite(est) else "not ahead on average"))
+            n = deals_text(c["estimate"]) if math.isfinite(c["estimate"]) else ""
+            lines.append(f"  {c['b']} over {c['a']}: " + (f"ahead with 95% probability after {n} deal{'s' * (n != '1')}"
+                                                         if n else "not ahead on average"))
         elo = v["elo"]
         lines.append("  Elo: " + ", ".join(f"{p} {r:.0f}" for p, r in elo["ratings"].items())
                      + f"; {elo['steps']:.1f} steps of 75% wins from the weakest to the strongest")

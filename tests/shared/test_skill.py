@@ -14,7 +14,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sim.errors import SimError
-from sim.skill import STEP_ELO, critical_repetitions, elo_ladder, relative_skill, share_intervals, variance_shares
+from sim.skill import (
+    STEP_ELO,
+    critical_repetitions,
+    deals_text,
+    elo_ladder,
+    relative_skill,
+    share_intervals,
+    variance_shares,
+)
 
 
 def duplicate_rows(deals, seat_effects, policy_effects, deal_sd, residual_sd, seed):
@@ -114,6 +122,13 @@ def test_critical_repetitions_agree_with_playing_the_units_out():
     ahead = (rng.normal(0.5, 2.0, (20_000, n)).sum(axis=1) > 0).mean()
     assert ahead == pytest.approx(0.95, abs=0.015)
     assert critical_repetitions(np.array([-1.0, 0.5, -0.2]))["estimate"] == math.inf
+
+
+def test_a_lead_far_above_its_noise_shows_after_one_deal_not_zero():
+    """(1.645 x 0.5 / 3)^2 = 0.08 of a deal: printed as 1, the fewest deals there are."""
+    out = critical_repetitions(np.random.default_rng(5).normal(3.0, 0.5, 1_000))
+    assert out["estimate"] < 0.1
+    assert deals_text(out["estimate"]) == "1" and deals_text(112.4) == "112"
 
 
 @given(st.lists(st.floats(-600, 600), min_size=2, max_size=5))
