@@ -133,6 +133,18 @@ def test_the_expert_does_not_feed_the_next_player_s_visible_collection():
     assert thrown(turn([hand, OTHER], "5S", policies=("expert", "greedy"))) == "7S"
 
 
+def test_the_expert_counts_no_outs_in_a_card_another_player_took_and_holds():
+    """A pair is worth the unseen cards that would make it a set. Holding 9H 9D and 6C 6D
+    beside a run, the expert throws a nine (more points, as many outs); once it has seen
+    the player after next take 6S and 6H from the pile (kept: neither has come back to
+    view), the sixes have no card left to draw, and it throws a six."""
+    hand = "2S 3S 4S 9H 9D 6C 6D"
+    others = ["QC JD 10S 8C 3H KD AH", "6S 6H KH QS 2C 4D AD"]
+    bots = ("expert", "greedy", "greedy")
+    assert thrown(turn([hand, *others], "5S", policies=bots)) in ("9H", "9D")
+    assert thrown(turn([hand, *others], "5S", policies=bots, took=["", "", "6S 6H"])) in ("6C", "6D")
+
+
 def test_the_expert_does_not_throw_the_card_between_two_the_next_player_took():
     """The next player took JD and KD from the pile this hand, and neither has come back to
     view: the QD would make it a run (C-MELD-1). The expert throws the 7C instead, as it does

@@ -7,10 +7,11 @@ hand sizes and takes), the rules and its row of tuning constants
 A card's worth to its hand counts its *outs*: the unseen copies of the cards that would
 complete a run or a set of three with it and another card the hand keeps (C-MELD-1),
 so that a 5 of hearts beside a 6 whose 4s and 7s are all on the table or in the pile is
-worth nothing; a lone card counts for the pairs of unseen cards that would meld with it,
-a little (``far``). Against its worth a card costs its points (C-SCORE-1: they go to
-whoever goes out), the more so once an opponent is close to going out (``close``). The
-discard is the card worth least, less what throwing it gives away: a card that lays off
+worth nothing, and no copy another player took from the pile and still holds (it took the
+card to meld it, not to throw it back: :func:`drawable`); a lone card counts for the pairs
+of unseen cards that would meld with it, a little (``far``). Against its worth a card costs
+its points (C-SCORE-1: they go to whoever goes out), the more so once an opponent is close
+to going out (``close``). The discard is the card worth least, less what throwing it gives away: a card that lays off
 on a table meld (``feed``), one near the card the next player last took from the pile
 (``watch``: the same rank, or the same suit within two; 0 by default, as ``danger`` says it
 better), and one the next player could meld (``danger``): the chance that it holds two
@@ -71,11 +72,21 @@ def leaves(path, steps, left):
             left[path[d, 1]] += 1
 
 
+@kernel(inline=True)
+def drawable(v, k):
+    """The unseen copies of card ``k`` the seat may still draw: none that another seat took
+    from the pile and holds (a card taken is held to meld, not thrown back)."""
+    n = v.unseen[k]
+    for o in range(v.sizes.shape[0]):
+        if o != v.seat:
+            n -= v.took[o, k]
+    return max(n, 0)
+
+
 @kernel(VIEW, I1, i64, F1)
 def card_worth(v, left, c, tune):
     """How much card ``c``, kept among the cards ``left``, is worth keeping for its outs (see
     the module docstring) (jit-compiled)."""
-    unseen = v.unseen
     suit, rank = c // RANKS, c % RANKS + 1
     near = 0.0
     far = 0.0
@@ -87,7 +98,7 @@ def card_worth(v, left, c, tune):
             if left[k] > 0:
                 alike += 1
             else:
-                outs += unseen[k]
+                outs += drawable(v, k)
     if alike > 0:
         near += outs
     else:
@@ -104,8 +115,8 @@ def card_worth(v, left, c, tune):
             if left[k] > 0:
                 have += 1
             else:
-                one = unseen[k]
-                both *= unseen[k]
+                one = drawable(v, k)
+                both *= one
         if have == 1:
             near += one
         elif have == 0:
