@@ -1,4 +1,5 @@
-"""Compile time of the numba kernels, from empty caches: each workload alone, and all
+"""Compile time of the numba kernels, from empty caches: each workload alone, the three
+families' engines together (what a newcomer who plays each family once waits for), and all
 of them together, as a first run on a new machine pays them.
 
     python benchmarks/bench_compile.py [--repeats 3] [--only NAME] [--jobs N]
@@ -47,6 +48,10 @@ for name in sys.argv[1:]:
         runs.run_table()
     elif name == "everything":
         jit.prepare(jit.together("everything", list(workloads.values())), progress=False)
+    elif name == "engines":
+        engines = [w for w in workloads.values() if w.name.endswith(" engine")]
+        jit.prepare(jit.together("the three engines", engines), progress=False)
+        out["engines kernels"] = len(jit.together("the three engines", engines).kernels())
     elif name == "times":
         for w in workloads.values():
             jit.prepare(w, progress=False, jobs=1)
@@ -108,6 +113,7 @@ def main() -> None:
     rows: dict[str, list[float]] = {n: [] for n in ["table", *names]}
     kernels: dict[str, int] = {}
     demo: list[float] = []
+    engines: list[float] = []
     together: list[float] = []
     engine = next(w.name for w in all_workloads() if "Rummy 101" in w.name)
     for _ in range(args.repeats):
@@ -117,12 +123,14 @@ def main() -> None:
             kernels[n] = got.get(n + " kernels")
         if not args.only:
             demo.append(measure([engine, "table"], args.jobs)["total"])
+            engines.append(measure(["engines", "table"], args.jobs)["total"])
             together.append(measure(["everything", "table"], args.jobs)["total"])
     print(_line("the run table: its kernels, then the build", rows["table"]))
     for n in names:
         print(_line(n, rows[n], kernels[n]))
     if not args.only:
         print(_line("what `sim run` needs: engine and run table", demo))
+        print(_line("the three families' engines and the table", engines))
         print(_line("everything, as sim compile does, and the table", together))
 
 
