@@ -5,21 +5,22 @@ hand sizes and takes), the rules and its row of tuning constants
 (:data:`sim.games.cards.EXPERT_PARAMS`, ``X_*`` here).
 
 A card's worth to its hand counts its *outs*: the unseen copies of the cards that would
-complete a run or a set of three with it and another card the hand keeps (C-MELD-1),
-so that a 5 of hearts beside a 6 whose 4s and 7s are all on the table or in the pile is
-worth nothing, and no copy another player took from the pile and still holds (it took the
-card to meld it, not to throw it back: :func:`drawable`); a lone card counts for the pairs
-of unseen cards that would meld with it, a little (``far``). Against its worth a card costs
+complete a run or a set of three with it and another card the hand keeps (C-MELD-1), so
+that a 5 of hearts beside a 6 whose 4s and 7s are all on the table or in the pile is worth
+nothing, and no copy another player took from the pile and still holds (it took the card to
+meld it, not to throw it back: :func:`drawable`); a lone card counts for the pairs of
+unseen cards that would meld with it, a little (``far``). Against its worth a card costs
 its points (C-SCORE-1: they go to whoever goes out), the more so once an opponent is close
-to going out (``close``). The discard is the card worth least, less what throwing it gives away: a card that lays off
-on a table meld (``feed``), one near the card the next player last took from the pile
-(``watch``: the same rank, or the same suit within two; 0 by default, as ``danger`` says it
-better), and one the next player could meld (``danger``): the chance that it holds two
-cards making a set or a run of three with it, summed over those pairs, each card held for
-certain if the seat saw it taken from the pile and not since laid down or thrown, never if
-it lies in view, else with the next player's share of the unseen cards. A player takes
-from the pile what it can meld, and in a two-player hand, where the first to go rummy
-usually wins the match, about half the outs take the last card from the other's discard.
+to going out (``close``). The discard is the card worth least, less what throwing it gives
+away: a card that lays off on a table meld (``feed``), one near the card the next player
+last took from the pile (``watch``: the same rank, or the same suit within two; 0 by
+default, as ``danger`` says it better), and one the next player could meld (``danger``):
+the chance that it holds two cards making a set or a run of three with it, summed over
+those pairs, each card held for certain if the seat saw it taken from the pile and not
+since laid down or thrown, never if it lies in view, else with the next player's share of
+the unseen cards. A player takes from the pile what it can meld, and in a two-player hand,
+where the first to go rummy usually wins the match, about half the outs take the last card
+from the other's discard.
 
 The discard on the pile is taken when it lets the hand go out (C-OUT-1), or when the hand
 with it, after its best throw, is worth more than the hand now plus what a stock card
@@ -75,7 +76,8 @@ def leaves(path, steps, left):
 @kernel(inline=True)
 def drawable(v, k):
     """The unseen copies of card ``k`` the seat may still draw: none that another seat took
-    from the pile and holds (a card taken is held to meld, not thrown back)."""
+    from the pile and holds (a card taken is held to meld, not thrown back). With two decks a
+    copy taken and since put back in view still counts as held, as in :func:`held_chance`."""
     n = v.unseen[k]
     for o in range(v.sizes.shape[0]):
         if o != v.seat:
