@@ -104,35 +104,34 @@ def main() -> None:
         return
 
     names = [w.name for w in all_workloads() if w.name != "the run table"]
+    engine = next(w.name for w in all_workloads() if "Rummy 101" in w.name)
+    # rows of several workloads compiled in one process, by label: what they compile
+    combined = {"what `sim run` needs: engine and run table": [engine, "table"],
+                "the three families' engines and the table": ["engines", "table"],
+                "everything, as sim compile does, and the table": ["everything", "table"]}
     if args.only:
         names = [n for n in names if n == args.only]
-        if not names:
+        combined = {label: steps for label, steps in combined.items() if label == args.only}
+        if not names and not combined:
             raise SystemExit(f"unknown workload {args.only!r}")
     print(f"compile time from empty caches, median of {args.repeats} run(s), python {sys.version.split()[0]}, "
           f"{args.jobs or os.cpu_count()} process(es) on {os.cpu_count()} core(s)")
-    rows: dict[str, list[float]] = {n: [] for n in ["table", *names]}
+    singles = ["table", *names] if not args.only or names else []
+    rows: dict[str, list[float]] = {n: [] for n in [*singles, *combined]}
     kernels: dict[str, int] = {}
-    demo: list[float] = []
-    engines: list[float] = []
-    together: list[float] = []
-    engine = next(w.name for w in all_workloads() if "Rummy 101" in w.name)
     for _ in range(args.repeats):
-        for n in ["table", *names]:
+        for n in singles:
             got = measure([n], args.jobs)
             rows[n].append(got[n])
             kernels[n] = got.get(n + " kernels")
-        if not args.only:
-            demo.append(measure([engine, "table"], args.jobs)["total"])
-            engines.append(measure(["engines", "table"], args.jobs)["total"])
-            together.append(measure(["everything", "table"], args.jobs)["total"])
-    print(_line("the run table: its kernels, then the build", rows["table"]))
+        for label, steps in combined.items():
+            rows[label].append(measure(steps, args.jobs)["total"])
+    if singles:
+        print(_line("the run table: its kernels, then the build", rows["table"]))
     for n in names:
         print(_line(n, rows[n], kernels[n]))
-    if not args.only:
-        print(_line("what `sim run` needs: engine and run table", demo))
-        print(_line("the three families' engines and the table", engines))
-        print(_line("everything, as sim compile does, and the table", together))
-
+    for label in combined:
+        print(_line(label, rows[label]))
 
 if __name__ == "__main__":
     main()

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import sim
-from sim.games.cards import EXPERT_PARAMS, FAMILY
+from sim.games.cards import EXPERT_PARAMS, FAMILY, search
 from sim.games.cards import engine as e
 from sim.games.cards.hand import MELD_RUN, MELD_SET, RANKS
 from sim.games.cards.play import policy_codes, rules_params
@@ -46,7 +46,7 @@ def turn(hands, drawn, pile="", table=(), policies=("expert",), seat=0, takes=No
     """Seat ``seat``'s turn from the position given (hands as text, one per seat; the pile's
     top last; table meld rows): its actions as ``(action, card)`` pairs (card: the card drawn,
     laid off or thrown; for a draw, ``"pile"`` or ``"stock"`` second)."""
-    FAMILY.prepare(progress=False)
+    FAMILY.prepare(progress=False, policies=("search",))  # play_one_turn plays every bot
     rules = rules or CARDS.replace(players=len(hands))
     players = rules.players
     hand_rows = np.stack([counts(h) for h in hands])
@@ -63,10 +63,10 @@ def turn(hands, drawn, pile="", table=(), policies=("expert",), seat=0, takes=No
         for c in cards.split():
             took_rows[p, parse_card(c)] += 1
     ev = np.zeros((64, e.EV_FIELDS), dtype=np.int64)
-    n = e.play_one_turn(rules_params(rules), expert_tune(EXPERT_PARAMS, players), policy_codes(list(policies), players),
-                        hand_rows, rows, len(table), pile_row, len(pile_cards), take_row, took_rows,
-                        np.array(laid or [0] * players, dtype=np.int64),
-                        np.array(totals or [0] * players, dtype=np.int64), seat, parse_card(drawn), stock, ev)
+    n = search.play_one_turn(rules_params(rules), expert_tune(EXPERT_PARAMS, players),
+                             policy_codes(list(policies), players), hand_rows, rows, len(table), pile_row,
+                             len(pile_cards), take_row, took_rows, np.array(laid or [0] * players, dtype=np.int64),
+                             np.array(totals or [0] * players, dtype=np.int64), seat, parse_card(drawn), stock, ev)
     out = []
     for row in ev[:n]:
         action = ACTIONS[int(row[e.EV_ACTION])]

@@ -6,8 +6,9 @@ The modules, from the rules to the data:
 - :mod:`.hand`: the best lay-down of a hand (numba); :mod:`.handplay` its Python face
   (:func:`sim.best_lay_down`, ``sim solve --preset rummy101-cards``), :mod:`.deals` its
   ``sim deal-stats``;
-- :mod:`.engine`: the match engine and its two bots (numba); :mod:`.play` its Python
-  face (rules and policies as arrays, chunks, traced matches), as in every family;
+- :mod:`.engine`: the match engine and its bots (numba); :mod:`.search` the ``search`` and
+  ``oracle`` bots and the matches they play in; :mod:`.play` their Python face (rules and
+  policies as arrays, chunks, traced matches), as in every family;
 - :mod:`.tables`: chunks of matches as the ``matches``, ``hands`` and ``players`` tables;
 - :mod:`.summary`: a run's summary and its ``--until-ci`` metrics;
 - :mod:`.trace`: a traced match for people and as JSON for machines;
@@ -59,6 +60,8 @@ DEAL_METRICS = (
     Metric("mean_deadwood", "mean_deadwood", "mean deadwood points left", False),
 )
 HAND_SOLVER = "the card hand solver"  # its workload (Family.other_workload)
+SEARCH_PLAY = "the card search"  # the search's and the oracle's workload (sim.games.cards.search)
+ENGINE_MODULES = (*HAND_MODULES, "sim.games.cards.view", "sim.games.cards.expert", "sim.games.cards.engine")
 
 
 class CardRummy(Family):
@@ -74,8 +77,9 @@ class CardRummy(Family):
     expert_params = EXPERT_PARAMS
     balance_example = ("target", "51:151", "mean_hands=4")
     finishes = FINISHES
-    kernel_modules = (*HAND_MODULES, "sim.games.cards.view", "sim.games.cards.expert", "sim.games.cards.engine")
-    other_workloads = ((HAND_SOLVER, HAND_MODULES),)
+    kernel_modules = ENGINE_MODULES
+    other_workloads = ((HAND_SOLVER, HAND_MODULES), (SEARCH_PLAY, (*ENGINE_MODULES, "sim.games.cards.search")))
+    policy_workloads: ClassVar[dict] = {"search": SEARCH_PLAY, "oracle": SEARCH_PLAY}
     deal_metrics = DEAL_METRICS
     public: ClassVar[dict] = {"LayDown": "handplay", "best_lay_down": "handplay"}
     compared_metrics = ("hands", "rummy_share", "mean_points", "first_dealer_win", "wash_share", "margin")

@@ -37,6 +37,9 @@ The bots (``policies`` per seat):
   discard when it goes out or is worth more than a stock card, holds its melds for rummy
   while no opponent is close, and does not feed the table or the next player's
   collection.
+- ``search`` and ``oracle`` (:data:`POLICY_SEARCH`, :data:`POLICY_ORACLE`) weigh the
+  expert's choices by playing them out; they and the matches they play in are
+  :mod:`.search`'s (a workload of their own, issue 25), built of this module's pieces.
 
 Every bot sees a discard that goes out: with the cards of the hand between it and a table
 run it lays off at the run's foot or top (:func:`.hand.useful`).
@@ -52,18 +55,14 @@ from collections import namedtuple
 
 import numpy as np
 
-from sim.deal import STREAM_CARD_MATCHES, STREAM_SEARCH, below, philox_block, shuffle_part
+from sim.deal import STREAM_CARD_MATCHES, below, philox_block
 from sim.games.cards.expert import (
-    X_MARGIN,
-    X_OPTIONS,
-    X_SAMPLES,
     X_TAKE,
     expert_discard,
     expert_lays,
     hand_worth,
     is_close,
     leaves,
-    throw_cost,
 )
 from sim.games.cards.hand import (
     CARDS,
@@ -86,7 +85,7 @@ from sim.games.cards.hand import (
     useful,
 )
 from sim.games.cards.view import seat_view
-from sim.jit import F1, F2, I1, I2, I3, U1, boolean, copy_row, copy_rows, i64, kernel, record_of
+from sim.jit import F2, I1, I2, I3, U1, boolean, copy_row, i64, kernel, record_of
 
 # The rules as integers (rp).
 RP_PLAYERS, RP_SIZE, RP_DECKS, RP_TARGET, RP_PARTNERS, RP_RUMMY, RP_RUMMY_LAYOFFS, RP_DUPLICATE, RP_LEN = range(9)
@@ -220,7 +219,7 @@ def _emit(tr, hand, seat, turn, action, a, b, c, d):
 
 
 @kernel(inline=True)
-def _throw(hs, tr, hand, seat, turn, card, npile):
+def throw_card(hs, tr, hand, seat, turn, card, npile):
     """C-TURN-1: ``seat`` throws ``card`` face up onto the pile (its ``npile``-th card)."""
     hs.hands[seat, card] -= 1
     hs.pile[npile] = card
@@ -304,7 +303,7 @@ def _discard_choice(h, path, steps, forbid, table, nt, careful, shed, near, left
 
 
 @kernel(inline=True)
-def _team_total(totals, seat, players, partners):
+def team_total(totals, seat, players, partners):
     if partners:
         return totals[seat % 2] + totals[seat % 2 + 2]
     return totals[seat]
@@ -322,7 +321,7 @@ def _threatened(hands, seats, totals, seat, rp, stock_left):
         if hands[o].sum() <= 3:
             close = True
         against = 2 if partners else players - 1  # the hands whose cards o would score
-        if target - _team_total(totals, o, players, partners) <= REACH * against:
+        if target - team_total(totals, o, players, partners) <= REACH * against:
             close = True
             shed = True
     return close, shed
@@ -332,7 +331,7 @@ def _threatened(hands, seats, totals, seat, rp, stock_left):
 
 
 @kernel(SETUP, HAND_STATE, i64, i64, i64)
-def _deal(setup, hs, match_id, hand, dealer):
+def deal_hand(setup, hs, match_id, hand, dealer):
     """Shuffle the deck of hand ``hand`` (or take the scenario's) and deal it: C-SET-1,
     one card at a time from the dealer's left, the next card starting the discard pile;
     every seat's state cleared (jit-compiled)."""
@@ -353,21 +352,21 @@ def _deal(setup, hs, match_id, hand, dealer):
 
 
 @kernel(SETUP, HAND_STATE, I1, i64, i64, i64, i64, counted=False)
-def _view(setup, hs, totals, seat, nt, npile, stock_left):
+def view_of(setup, hs, totals, seat, nt, npile, stock_left):
     """Seat ``seat``'s view of the hand in play (:func:`.view.seat_view`) (jit-compiled)."""
     return seat_view(seat, hs.hands, hs.table, nt, hs.pile, npile, hs.takes, hs.took, totals, stock_left,
                      setup.rp[RP_DECKS], hs.unseen, hs.sizes)
 
 
 @kernel(SETUP, HAND_STATE, I1, i64, i64, i64, i64, i64, counted=False)
-def _expert_takes(setup, hs, totals, seat, nt, npile, stock_left, top):
+def expert_takes(setup, hs, totals, seat, nt, npile, stock_left, top):
     """Whether the expert takes ``top``, the discard on the pile: when it goes out with it, or
     when the hand with it is worth more than the hand now and a stock card
     (:mod:`.expert`) (jit-compiled)."""
     rp, tune = setup.rp, setup.tune[seat]
     players = rp[RP_PLAYERS]
     h, table, paths, result, left = hs.hands[seat], hs.table, hs.paths, hs.result, hs.kept
-    v = _view(setup, hs, totals, seat, nt, npile, stock_left)
+    v = view_of(setup, hs, totals, seat, nt, npile, stock_left)
     close = is_close(v, rp[RP_PARTNERS], tune, players)
     after = (seat + 1) % players
     forbid = -1 if h[top] > 0 else top  # C-TURN-1, two decks: the twin held may be discarded
@@ -397,7 +396,7 @@ def _expert_takes(setup, hs, totals, seat, nt, npile, stock_left, top):
 def _draw(setup, hs, tr, totals, hand, seat, turn, nt, npile, stock, force):
     """C-TURN-1: ``seat`` draws the discard's top if its bot takes it (greedy and careful:
     if it adds to what the hand can lay down now; expert, and search and oracle where they
-    do not search: :func:`_expert_takes`; ``force`` 1 or 0: the search's choice), else the
+    do not search: :func:`expert_takes`; ``force`` 1 or 0: the search's choice), else the
     stock's; returns ``(forbid, npile, stock)``, ``forbid`` the card it may not throw (the
     discard taken, unless it holds a second copy) or -1 (jit-compiled)."""
     h, table, paths, result = hs.hands[seat], hs.table, hs.paths, hs.result
@@ -406,7 +405,7 @@ def _draw(setup, hs, tr, totals, hand, seat, turn, nt, npile, stock, force):
     if top >= 0 and force >= 0:
         take = force == 1
     elif top >= 0 and setup.policies[seat] >= POLICY_EXPERT:
-        take = _expert_takes(setup, hs, totals, seat, nt, npile, hs.deck.shape[0] - stock, top)
+        take = expert_takes(setup, hs, totals, seat, nt, npile, hs.deck.shape[0] - stock, top)
     elif top >= 0 and useful(h, top, table, nt):
         solve(h, table, nt, -1, paths, result)
         without = result[R_BEST]
@@ -429,7 +428,7 @@ def _draw(setup, hs, tr, totals, hand, seat, turn, nt, npile, stock, force):
 
 
 @kernel(I1, HAND_STATE, TRACE, i64, i64, i64, i64, i64, i64, counted=False)
-def _go_out(rp, hs, tr, hand, seat, turn, nt, forbid, npile):
+def go_out(rp, hs, tr, hand, seat, turn, nt, forbid, npile):
     """C-OUT-1/2: ``seat``, whose hand the solver found can go out (``hs.paths[2]``), lays
     everything down and discards the last card; returns ``(finish, points)``, scored
     from the other hands (C-SCORE-1/2, C-TEAM-1) (jit-compiled)."""
@@ -449,7 +448,7 @@ def _go_out(rp, hs, tr, hand, seat, turn, nt, forbid, npile):
     for c in range(CARDS):
         if h[c] > 0:
             last = c
-    _throw(hs, tr, hand, seat, turn, last, npile)
+    throw_card(hs, tr, hand, seat, turn, last, npile)
     points = 0
     for o in range(players):  # C-SCORE-1, C-TEAM-1
         if o != seat and not (partners and o % 2 == seat % 2):
@@ -462,7 +461,7 @@ def _go_out(rp, hs, tr, hand, seat, turn, nt, forbid, npile):
 
 
 @kernel(SETUP, HAND_STATE, TRACE, I1, i64, i64, i64, i64, i64, i64, i64, counted=False)
-def _expert_lay(setup, hs, tr, totals, hand, seat, turn, nt, npile, stock_left, force):
+def expert_lay_down(setup, hs, tr, totals, hand, seat, turn, nt, npile, stock_left, force):
     """The expert's lay-down in a turn that does not go out: what the solver found
     (``hs.paths[1]``), unless it holds it for rummy (``force`` 1 or 0: it lays or holds,
     whatever the expert would); returns ``nt`` (jit-compiled)."""
@@ -471,7 +470,7 @@ def _expert_lay(setup, hs, tr, totals, hand, seat, turn, nt, npile, stock_left, 
     if result[R_BEST] == 0:
         return nt
     if force < 0:
-        v = _view(setup, hs, totals, seat, nt, npile, stock_left)
+        v = view_of(setup, hs, totals, seat, nt, npile, stock_left)
         force = 1 if expert_lays(v, result[R_BEST], seats[seat, S_ANY] == 1, rp[RP_PLAYERS], rp[RP_TARGET],
                                  rp[RP_PARTNERS], rp[RP_RUMMY], tune) else 0
     if force == 1:
@@ -482,12 +481,12 @@ def _expert_lay(setup, hs, tr, totals, hand, seat, turn, nt, npile, stock_left, 
 
 
 @kernel(SETUP, HAND_STATE, I1, i64, i64, i64, i64, i64, counted=False)
-def _expert_throw(setup, hs, totals, seat, nt, forbid, npile, stock_left):
-    """The card the expert throws after :func:`_expert_lay`: the kept card that costs least
+def expert_throw(setup, hs, totals, seat, nt, forbid, npile, stock_left):
+    """The card the expert throws after :func:`expert_lay_down`: the kept card that costs least
     (:mod:`.expert`) (jit-compiled)."""
     rp, tune = setup.rp, setup.tune[seat]
     players = rp[RP_PLAYERS]
-    v = _view(setup, hs, totals, seat, nt, npile, stock_left)
+    v = view_of(setup, hs, totals, seat, nt, npile, stock_left)
     leaves(hs.paths[1], hs.result[R_BEST_STEPS], hs.kept)
     return expert_discard(v, hs.kept, forbid, (seat + 1) % players, is_close(v, rp[RP_PARTNERS], tune, players), tune)
 
@@ -507,12 +506,12 @@ def _meld_and_discard(rp, careful, hs, tr, totals, hand, seat, turn, nt, forbid,
         seats[seat, S_ANY] = 1
     near = hs.takes[(seat + 1) % rp[RP_PLAYERS]]
     throw = _discard_choice(h, paths[1], result[R_BEST_STEPS], forbid, table, nt, careful, shed, near, hs.kept)
-    _throw(hs, tr, hand, seat, turn, throw, npile)
+    throw_card(hs, tr, hand, seat, turn, throw, npile)
     return nt, npile + 1
 
 
 @kernel(SETUP, HAND_STATE, TRACE, I1, i64, i64, i64, i64, i64, i64, counted=False)
-def _draw_and_solve(setup, hs, tr, totals, hand, seat, nt, npile, stock, force):
+def draw_and_solve(setup, hs, tr, totals, hand, seat, nt, npile, stock, force):
     """The start of seat ``seat``'s turn: counted, the draw (:func:`_draw`; ``force`` as there)
     and the hand solved (``hs.result``: can it go out?); returns ``(turn, forbid, npile,
     stock)`` (jit-compiled)."""
@@ -524,274 +523,26 @@ def _draw_and_solve(setup, hs, tr, totals, hand, seat, nt, npile, stock, force):
 
 
 @kernel(SETUP, HAND_STATE, TRACE, I1, i64, i64, i64, i64, i64, i64, counted=False)
-def _turn(setup, hs, tr, totals, hand, seat, nt, npile, stock, force):
+def take_turn(setup, hs, tr, totals, hand, seat, nt, npile, stock, force):
     """Seat ``seat``'s turn by its bot (search and oracle as the expert; ``force`` 1 or 0:
     it takes the discard or draws, whatever its bot would): draw, go out or lay down and
     throw; returns ``(nt, npile, stock, finish, points)``, ``finish`` :data:`GOES_ON`
     while the hand goes on (jit-compiled)."""
     rp = setup.rp
-    turn, forbid, npile, stock = _draw_and_solve(setup, hs, tr, totals, hand, seat, nt, npile, stock, force)
+    turn, forbid, npile, stock = draw_and_solve(setup, hs, tr, totals, hand, seat, nt, npile, stock, force)
     if hs.result[R_OUT]:
-        finish, points = _go_out(rp, hs, tr, hand, seat, turn, nt, forbid, npile)
+        finish, points = go_out(rp, hs, tr, hand, seat, turn, nt, forbid, npile)
         return nt, npile + 1, stock, finish, points
     stock_left = hs.deck.shape[0] - stock
     if setup.policies[seat] >= POLICY_EXPERT:
-        nt = _expert_lay(setup, hs, tr, totals, hand, seat, turn, nt, npile, stock_left, -1)
-        _throw(hs, tr, hand, seat, turn, _expert_throw(setup, hs, totals, seat, nt, forbid, npile, stock_left), npile)
+        nt = expert_lay_down(setup, hs, tr, totals, hand, seat, turn, nt, npile, stock_left, -1)
+        throw = expert_throw(setup, hs, totals, seat, nt, forbid, npile, stock_left)
+        throw_card(hs, tr, hand, seat, turn, throw, npile)
         npile += 1
     else:
         nt, npile = _meld_and_discard(rp, setup.policies[seat] == POLICY_CAREFUL, hs, tr, totals, hand, seat, turn,
                                       nt, forbid, npile, stock_left)
     return nt, npile, stock, GOES_ON, 0
-
-
-# --- the search and the oracle (issue 22: determinized Monte Carlo play) --------------------------
-#
-# A search seat plays the expert's turn, but where the expert weighs a choice (take the
-# discard or draw; lay its melds down or hold them for rummy, C-SCORE-2; which card to
-# throw) it tries each option in ``samples`` worlds and keeps
-# the best mean outcome. A world is what the seat cannot see, dealt again at random: the
-# other hands (their sizes known, and the cards it saw each take from the pile and not since
-# seen put back in them) and the stock's order, from the cards it has not seen; the oracle's
-# one world is the true one. Each option is played on in the same worlds (so that the worlds'
-# luck cancels between options) to the end of the hand, every seat playing the expert
-# (``_roll_out``), and scored by :func:`_outcome`. The worlds come from Philox on
-# :data:`sim.deal.STREAM_SEARCH`, counter (match, hand and turn, world): the same decisions whatever
-# the chunks or jobs.
-#
-# The search's scratch: the setup every seat of a roll-out plays by (all expert), the sampled
-# world and the copy a roll-out plays in, a trace that records nothing, the unseen cards
-# dealt out, the options' summed outcomes and the options themselves.
-SearchSpace = namedtuple("SearchSpace", "setup world roll quiet pool values options costs bits")
-SEARCH_SPACE = record_of(SearchSpace, SETUP, HAND_STATE, HAND_STATE, TRACE, I1, F1, I1, F1, U1)
-MAX_OPTIONS = 8
-
-
-@kernel(HAND_STATE, HAND_STATE, i64, i64, counted=False)
-def _copy_state(src, dst, nt, npile):
-    """Copy the hand in play (its first ``nt`` table melds and ``npile`` pile cards) from
-    ``src`` into ``dst`` (jit-compiled)."""
-    copy_row(dst.deck, src.deck)
-    copy_rows(dst.hands, src.hands)
-    for i in range(nt):
-        copy_row(dst.table[i], src.table[i])
-    for i in range(npile):
-        dst.pile[i] = src.pile[i]
-    copy_rows(dst.seats, src.seats)
-    copy_row(dst.takes, src.takes)
-    copy_rows(dst.took, src.took)
-    copy_rows(dst.thrown, src.thrown)
-
-
-@kernel(SETUP, HAND_STATE, SEARCH_SPACE, I1, i64, i64, i64, i64, i64, i64, i64, counted=False)
-def _sample_world(setup, hs, sp, totals, seat, nt, npile, stock, match_id, when, world):
-    """World ``world`` of seat ``seat``'s decision ``when`` into ``sp.world``: the hand in
-    play with the other hands and the stock dealt again from what the seat has not seen
-    (the oracle: the true hand) (jit-compiled).
-
-    Another seat's hand keeps the cards the seat saw it take from the pile (and has not
-    seen since); the rest is dealt at random, with one more card for each card it drew from
-    the stock, and it throws those extra cards back by the expert's judgement (they go to
-    the stock): a hand that has drawn ten times holds the cards it chose to keep, not ten
-    random ones. Without that filter the search plays against opponents far slower to go
-    out than they are (measured: 25% of the matches against expert, 54% with the true hands).
-    """
-    w = sp.world
-    _copy_state(hs, w, nt, npile)
-    if setup.policies[seat] == POLICY_ORACLE:
-        return
-    players = setup.rp[RP_PLAYERS]
-    v = _view(setup, hs, totals, seat, nt, npile, hs.deck.shape[0] - stock)
-    pool, unseen = sp.pool, v.unseen
-    for o in range(players):  # the cards each other seat was seen to take, still unseen, stay with it
-        if o == seat:
-            continue
-        w.hands[o, :] = 0
-        room = v.sizes[o]
-        for c in range(CARDS):
-            k = min(hs.took[o, c], unseen[c], room)
-            w.hands[o, c] = k
-            unseen[c] -= k
-            room -= k
-    n = 0
-    for c in range(CARDS):
-        for _ in range(unseen[c]):
-            pool[n] = c
-            n += 1
-    shuffle_part(sp.bits, setup.seed, STREAM_SEARCH, match_id, when, world, pool, 0, n)
-    needs = 0  # the cards still to deal to the other hands
-    for o in range(players):
-        if o != seat:
-            needs += v.sizes[o] - w.hands[o].sum()
-    at, back = 0, n  # dealt from the front; thrown back after the end
-    for o in range(players):
-        if o == seat:
-            continue
-        h = w.hands[o]
-        need = v.sizes[o] - h.sum()
-        extra = max(0, w.seats[o, S_TURN] - hs.took[o].sum())  # its draws from the stock
-        extra = max(0, min(extra, n - at - needs))
-        needs -= need
-        for _ in range(need + extra):
-            h[pool[at]] += 1
-            at += 1
-        for _ in range(extra):
-            vo = _view(setup, w, totals, o, nt, npile, w.deck.shape[0] - stock)
-            solve(h, w.table, nt, -1, w.paths, w.result)
-            leaves(w.paths[1], w.result[R_BEST_STEPS], w.kept)
-            tune = setup.tune[o]
-            c = expert_discard(vo, w.kept, -1, (o + 1) % players, is_close(vo, setup.rp[RP_PARTNERS], tune, players),
-                               tune)
-            if c < 0:
-                c = 0
-                while h[c] == 0:
-                    c += 1
-            h[c] -= 1
-            pool[back] = c
-            back += 1
-    m = stock
-    for j in range(at, back):  # the stock: what is left, and the cards thrown back, shuffled
-        if m < w.deck.shape[0]:
-            w.deck[m] = pool[j]
-            m += 1
-    shuffle_part(sp.bits, setup.seed, STREAM_SEARCH, match_id, when | 2, world, w.deck, stock, m)
-
-
-@kernel(SETUP, HAND_STATE, SEARCH_SPACE, I1, i64, i64, i64, i64, i64, i64, counted=False)
-def _throw_options(setup, hs, sp, totals, seat, nt, forbid, npile, stock_left, throw):
-    """The throws the search tries into ``sp.options``: the expert's ``throw`` first, then
-    the kept cards (``hs.kept``) that cost it least, ``options`` in all; returns how many
-    (jit-compiled)."""
-    rp, tune = setup.rp, setup.tune[seat]
-    players = rp[RP_PLAYERS]
-    v = _view(setup, hs, totals, seat, nt, npile, stock_left)
-    close = is_close(v, rp[RP_PARTNERS], tune, players)
-    costs, options, left = sp.costs, sp.options, hs.kept
-    for c in range(CARDS):
-        ok = left[c] > 0 and not (c == forbid and v.hand[c] < 2) and c != throw
-        costs[c] = throw_cost(v, left, c, (seat + 1) % players, close, tune) if ok else np.inf
-    options[0] = throw
-    count = 1
-    most = min(MAX_OPTIONS, max(1, int(tune[X_OPTIONS])))
-    while count < most:
-        best = -1
-        for c in range(CARDS):
-            if costs[c] < np.inf and (best < 0 or costs[c] < costs[best]):
-                best = c
-        if best < 0:
-            break
-        options[count] = best
-        costs[best] = np.inf
-        count += 1
-    return count
-
-
-@kernel(I1, I1, i64, i64, i64, i64)
-def _outcome(rp, totals, seat, finish, winner, points):
-    """What the end of a roll-out is worth to ``seat``: +-1 for the hand that wins the match
-    (C-MATCH-1, C-TEAM-1), else +- half the share of what the winner still needed; 0 for a
-    wash (jit-compiled)."""
-    if finish == FINISH_WASH or winner < 0:
-        return 0.0
-    players, partners = rp[RP_PLAYERS], rp[RP_PARTNERS]
-    need = max(1, rp[RP_TARGET] - _team_total(totals, winner, players, partners))
-    worth = 1.0 if points >= need else 0.5 * points / need
-    return worth if winner == seat or (partners and winner % 2 == seat % 2) else -worth
-
-
-@kernel(SEARCH_SPACE, I1, i64, i64, i64, i64, i64, counted=False)
-def _roll_out(sp, totals, hand, seat, nt, npile, stock):
-    """Play the hand in ``sp.roll`` on from ``seat``'s turn to its end, every seat the expert;
-    its :func:`_outcome` for nobody yet: returns ``(finish, winner, points)`` (jit-compiled)."""
-    hs = sp.roll
-    players = sp.setup.rp[RP_PLAYERS]
-    n = hs.deck.shape[0]
-    for _ in range(MAX_TURNS):
-        if stock >= n:  # C-WASH-1
-            return FINISH_WASH, -1, 0
-        nt, npile, stock, finish, points = _turn(sp.setup, hs, sp.quiet, totals, hand, seat, nt, npile, stock, -1)
-        if finish != GOES_ON:
-            return finish, seat, points
-        seat = (seat + 1) % players
-    return FINISH_WASH, -1, 0
-
-
-@kernel(SETUP, HAND_STATE, TRACE, SEARCH_SPACE, I1, i64, i64, i64, i64, i64, i64, counted=False)
-def _search_turn(setup, hs, tr, sp, totals, match_id, hand, seat, nt, npile, stock):
-    """A turn of the search or the oracle (see above): as :func:`_turn` returns
-    (jit-compiled)."""
-    rp, tune = setup.rp, setup.tune[seat]
-    players = rp[RP_PLAYERS]
-    samples = 1 if setup.policies[seat] == POLICY_ORACLE else max(1, int(tune[X_SAMPLES]))
-    margin = 0.0 if setup.policies[seat] == POLICY_ORACLE else tune[X_MARGIN]
-    seats, values, options = hs.seats, sp.values, sp.options
-    when = (hand << 24) | (seats[seat, S_TURN] << 3)
-    top = hs.pile[npile - 1] if npile > 0 else -1
-    force = -1
-    if top >= 0 and hs.thrown[seat, top] == 0:  # take or draw, unless the take goes out
-        h = hs.hands[seat]
-        h[top] += 1
-        solve(h, hs.table, nt, -1 if h[top] > 1 else top, hs.paths, hs.result)
-        h[top] -= 1
-        if hs.result[R_OUT] == 0:
-            values[0], values[1] = 0.0, 0.0
-            for k in range(samples):
-                _sample_world(setup, hs, sp, totals, seat, nt, npile, stock, match_id, when, k)
-                for take in range(2):
-                    _copy_state(sp.world, sp.roll, nt, npile)
-                    a, b, c, finish, points = _turn(sp.setup, sp.roll, sp.quiet, totals, hand, seat, nt, npile,
-                                                    stock, take)
-                    winner = seat
-                    if finish == GOES_ON:
-                        finish, winner, points = _roll_out(sp, totals, hand, (seat + 1) % players, a, b, c)
-                    values[take] += _outcome(rp, totals, seat, finish, winner, points)
-            expert = 1 if _expert_takes(setup, hs, totals, seat, nt, npile, hs.deck.shape[0] - stock, top) else 0
-            # the expert's choice unless the other did better by the margin, a mean over the worlds
-            force = 1 - expert if values[1 - expert] > values[expert] + margin * samples else expert
-    turn, forbid, npile, stock = _draw_and_solve(setup, hs, tr, totals, hand, seat, nt, npile, stock, force)
-    if hs.result[R_OUT]:
-        finish, points = _go_out(rp, hs, tr, hand, seat, turn, nt, forbid, npile)
-        return nt, npile + 1, stock, finish, points
-    stock_left = hs.deck.shape[0] - stock
-    lay = -1
-    if hs.result[R_BEST] > 0 and seats[seat, S_ANY] == 0 and rp[RP_RUMMY] > 1:  # lay down or hold for rummy
-        values[0], values[1] = 0.0, 0.0
-        for k in range(samples):
-            _sample_world(setup, hs, sp, totals, seat, nt, npile, stock, match_id, when | 4, k)
-            for lays in range(2):
-                w = sp.roll
-                _copy_state(sp.world, w, nt, npile)
-                copy_rows(w.paths[1], hs.paths[1])
-                copy_row(w.result, hs.result)
-                at = _expert_lay(setup, w, sp.quiet, totals, hand, seat, turn, nt, npile, stock_left, lays)
-                _throw(w, sp.quiet, hand, seat, turn, _expert_throw(setup, w, totals, seat, at, forbid, npile,
-                                                                    stock_left), npile)
-                finish, winner, points = _roll_out(sp, totals, hand, (seat + 1) % players, at, npile + 1, stock)
-                values[lays] += _outcome(rp, totals, seat, finish, winner, points)
-        v = _view(setup, hs, totals, seat, nt, npile, stock_left)
-        expert = 1 if expert_lays(v, hs.result[R_BEST], False, players, rp[RP_TARGET], rp[RP_PARTNERS],
-                                  rp[RP_RUMMY], tune) else 0
-        lay = 1 - expert if values[1 - expert] > values[expert] + margin * samples else expert
-    nt = _expert_lay(setup, hs, tr, totals, hand, seat, turn, nt, npile, stock_left, lay)
-    # the options: the expert's throw, then the kept cards that cost it least
-    throw = _expert_throw(setup, hs, totals, seat, nt, forbid, npile, stock_left)
-    count = _throw_options(setup, hs, sp, totals, seat, nt, forbid, npile, stock_left, throw)
-    if count > 1:
-        values[:count] = 0.0
-        for k in range(samples):
-            _sample_world(setup, hs, sp, totals, seat, nt, npile, stock, match_id, when | 4, k)
-            for i in range(count):
-                _copy_state(sp.world, sp.roll, nt, npile)
-                _throw(sp.roll, sp.quiet, hand, seat, turn, options[i], npile)
-                finish, winner, points = _roll_out(sp, totals, hand, (seat + 1) % players, nt, npile + 1, stock)
-                values[i] += _outcome(rp, totals, seat, finish, winner, points)
-        best = 0
-        for i in range(1, count):
-            if values[i] > values[best] + (margin * samples if best == 0 else 1e-9):
-                best = i
-        throw = options[best]
-    _throw(hs, tr, hand, seat, turn, throw, npile)
-    return nt, npile + 1, stock, GOES_ON, 0
 
 
 @kernel(i64, i64)
@@ -807,58 +558,34 @@ def new_hand_state(players, cards):
                      np.zeros(players, dtype=np.int64))
 
 
-@kernel(SETUP, HAND_STATE)
-def new_search_space(setup, hs):
-    """The search's scratch (:data:`SearchSpace`) for the hand ``hs``, allocated once per chunk
+# --- hands and matches: the loops, and the pieces the search's loops share (:mod:`.search`)
+
+
+@kernel(HAND_STATE, TRACE, i64, i64, i64, i64, counted=False)
+def hand_stops(hs, tr, hand, seat, stock, turns):
+    """Whether the hand ends before seat ``seat`` plays turn ``turns`` of the hand: the stock
+    is empty (C-WASH-1: a wash, traced) or the hand has gone on too long (an engine error)
     (jit-compiled)."""
-    players, decks = setup.rp[RP_PLAYERS], setup.rp[RP_DECKS]
-    experts = np.full(players, POLICY_EXPERT, dtype=np.int64)
-    quiet = Trace(np.zeros((1, EV_FIELDS), dtype=np.int64), np.zeros((1, players, CARDS), dtype=np.int64),
-                  np.zeros(G_LEN, dtype=np.int64), False)
-    return SearchSpace(Setup(setup.seed, setup.rp, experts, setup.fixed, setup.tune),
-                       new_hand_state(players, hs.deck.shape[0]), new_hand_state(players, hs.deck.shape[0]), quiet,
-                       np.zeros(2 * CARDS * decks, dtype=np.int64), np.zeros(MAX_OPTIONS, dtype=np.float64),
-                       np.zeros(MAX_OPTIONS, dtype=np.int64), np.zeros(CARDS, dtype=np.float64),
-                       np.zeros(4, dtype=np.uint64))
+    if stock >= hs.deck.shape[0]:  # C-WASH-1: the player to move finds the stock empty
+        _emit(tr, hand, seat, hs.seats[seat, S_TURN] + 1, ACT_WASH, 0, 0, 0, 0)
+        return True
+    if turns > MAX_TURNS:
+        tr.g[G_ERROR] = ERR_TURNS
+        return True
+    return False
 
 
-@kernel(SETUP, HAND_STATE, TRACE, SEARCH_SPACE, i64, i64, i64, I1, I1, I2, counted=False)
-def _play_hand(setup, hs, tr, sp, match_id, hand, dealer, totals, out_h, out_p):
-    """Play hand ``hand`` of match ``match_id`` dealt by ``dealer``, score it into ``totals``,
-    and fill its row ``out_h`` and its players' rows ``out_p`` (jit-compiled)."""
-    rp = setup.rp
-    players = rp[RP_PLAYERS]
+@kernel(SETUP, HAND_STATE, TRACE, i64, i64, i64, I1, i64, i64, i64, i64, i64, I1, I2, counted=False)
+def hand_over(setup, hs, tr, match_id, hand, dealer, totals, finish, winner, points, turns, stock, out_h, out_p):
+    """Score the hand into ``totals`` and fill its row ``out_h`` and its players' rows
+    ``out_p``; returns its finish (jit-compiled)."""
+    players = setup.rp[RP_PLAYERS]
     hands, seats = hs.hands, hs.seats
-    n = hs.deck.shape[0]
-    _deal(setup, hs, match_id, hand, dealer)
-    npile = 1
-    stock = rp[RP_SIZE] * players + 1
-    nt = 0
-    seat = (dealer + 1) % players  # C-SET-2
-    turns = 0
-    finish, winner, points = FINISH_WASH, -1, 0
-    while True:
-        if stock >= n:  # C-WASH-1: the player to move finds the stock empty
-            _emit(tr, hand, seat, seats[seat, S_TURN] + 1, ACT_WASH, 0, 0, 0, 0)
-            break
-        turns += 1
-        if turns > MAX_TURNS:
-            tr.g[G_ERROR] = ERR_TURNS
-            break
-        if setup.policies[seat] >= POLICY_SEARCH:
-            nt, npile, stock, done, points = _search_turn(setup, hs, tr, sp, totals, match_id, hand, seat, nt,
-                                                          npile, stock)
-        else:
-            nt, npile, stock, done, points = _turn(setup, hs, tr, totals, hand, seat, nt, npile, stock, -1)
-        if done != GOES_ON:
-            finish, winner = done, seat
-            break
-        seat = (seat + 1) % players
     if winner >= 0:
         totals[winner] += points
     out_h[H_MATCH], out_h[H_HAND], out_h[H_DEALER] = match_id, hand, dealer
     out_h[H_FINISH], out_h[H_WINNER], out_h[H_POINTS] = finish, winner, points
-    out_h[H_TURNS], out_h[H_STOCK_LEFT] = turns, max(0, n - stock)
+    out_h[H_TURNS], out_h[H_STOCK_LEFT] = turns, max(0, hs.deck.shape[0] - stock)
     for p in range(players):
         value = 0
         for c in range(CARDS):
@@ -873,92 +600,105 @@ def _play_hand(setup, hs, tr, sp, match_id, hand, dealer, totals, out_h, out_p):
     return finish
 
 
+@kernel(SETUP, HAND_STATE, TRACE, I1, i64, i64, i64, i64, i64, i64, counted=False)
+def play_turns(setup, hs, tr, totals, hand, seat, nt, npile, stock, turns):
+    """Play the hand on from seat ``seat``'s turn, ``turns`` turns played, until it ends or a
+    search or oracle seat is to move (its turns are :mod:`.search`'s); returns ``(nt, npile,
+    stock, seat, turns, finish, winner, points)``, ``finish`` :data:`GOES_ON` and ``seat``
+    the searcher to move if the hand goes on (jit-compiled)."""
+    players = setup.rp[RP_PLAYERS]
+    while not hand_stops(hs, tr, hand, seat, stock, turns + 1):
+        if setup.policies[seat] >= POLICY_SEARCH:
+            return nt, npile, stock, seat, turns, GOES_ON, -1, 0
+        turns += 1
+        nt, npile, stock, finish, points = take_turn(setup, hs, tr, totals, hand, seat, nt, npile, stock, -1)
+        if finish != GOES_ON:
+            return nt, npile, stock, seat, turns, finish, seat, points
+        seat = (seat + 1) % players
+    return nt, npile, stock, seat, turns, FINISH_WASH, -1, 0
+
+
+@kernel(SETUP, HAND_STATE, TRACE, i64, i64, i64, I1, I1, I2, counted=False)
+def _play_hand(setup, hs, tr, match_id, hand, dealer, totals, out_h, out_p):
+    """Play hand ``hand`` of match ``match_id`` dealt by ``dealer``, score it into ``totals``,
+    and fill its row ``out_h`` and its players' rows ``out_p``; returns its finish
+    (jit-compiled)."""
+    players = setup.rp[RP_PLAYERS]
+    deal_hand(setup, hs, match_id, hand, dealer)
+    first, stock = (dealer + 1) % players, setup.rp[RP_SIZE] * players + 1  # C-SET-2
+    _, _, stock, _, turns, finish, winner, points = play_turns(setup, hs, tr, totals, hand, first, 0, 1, stock, 0)
+    return hand_over(setup, hs, tr, match_id, hand, dealer, totals, finish, winner, points, turns, stock, out_h, out_p)
+
+
+@kernel(I1, I1, I2, I1, I1, i64, i64, i64, counted=False)
+def hand_played(rp, totals, out_h, g, out_m, row, hand, dealer):
+    """After hand ``hand`` of a match (its row ``row`` of ``out_h``; ``out_m`` the match's
+    row): returns ``(hand, dealer, over)``: the next hand and its dealer, and whether the
+    match is over, someone having reached the target (C-MATCH-1, C-TEAM-1) or the engine
+    having failed (the error goes to ``out_m``, for the caller to report with the match's
+    id) (jit-compiled)."""
+    players = rp[RP_PLAYERS]
+    hand += 1
+    dealer = (dealer + 1) % players  # C-SET-2, washes too (C-WASH-1)
+    if hand >= MAX_HANDS and g[G_ERROR] == 0:
+        g[G_ERROR] = ERR_HANDS
+    if g[G_ERROR] != 0:
+        out_m[M_ERROR] = g[G_ERROR]
+        g[G_ERROR] = 0
+        return hand, dealer, True
+    if out_h[row, H_FINISH] == FINISH_WASH:
+        out_m[M_WASHES] += 1
+        return hand, dealer, False
+    return hand, dealer, team_total(totals, out_h[row, H_WINNER], players, rp[RP_PARTNERS]) >= rp[RP_TARGET]
+
+
+@kernel(I1, I1, I2, I1, i64, i64, counted=False)
+def match_over(rp, totals, out_h, out_m, hands, last):
+    """Fill the row ``out_m`` of a match of ``hands`` hands, its last at row ``last`` of
+    ``out_h`` (-1: none) (jit-compiled)."""
+    players = rp[RP_PLAYERS]
+    w = out_h[last, H_WINNER] if last >= 0 else -1
+    out_m[M_HANDS] = hands
+    if rp[RP_PARTNERS]:
+        out_m[M_WINNER] = -1 if w < 0 else w % 2
+        out_m[M_WINNER_TOTAL] = team_total(totals, max(w, 0), players, True)
+        out_m[M_RUNNER_UP] = team_total(totals, max(w, 0) + 1, players, True)
+    else:
+        out_m[M_WINNER] = w
+        out_m[M_WINNER_TOTAL] = totals[max(w, 0)]
+        runner_up = 0
+        for p in range(players):
+            if p != w and totals[p] > runner_up:
+                runner_up = totals[p]
+        out_m[M_RUNNER_UP] = runner_up
+
+
 @kernel(i64, i64, i64, I1, I1, I2, F2, I2, I3, boolean, I1, I2, I2, I2, I1, entry=True)
 def play_matches(seed, start, count, rp, policies, fixed, tune, ev, ends, tracing, g, out_m, out_h, out_p, cursor):
     """Play matches ``start .. start+count-1`` (jit-compiled): a row of ``out_m`` each, a
     row of ``out_h`` and ``players`` rows of ``out_p`` per hand from row ``cursor[0]`` on.
     Returns how many matches were played: fewer than ``count`` when the hand rows ran
     out (the caller grows them and goes on from that match; ``cursor`` is left at its
-    first hand). ``tune``: each seat's expert constants (a row a seat)."""
-    players, decks, target, partners = rp[RP_PLAYERS], rp[RP_DECKS], rp[RP_TARGET], rp[RP_PARTNERS]
+    first hand). ``tune``: each seat's expert constants (a row a seat). Search and oracle
+    seats play :func:`.search.search_matches`."""
+    players = rp[RP_PLAYERS]
     totals = np.zeros(players, dtype=np.int64)
     setup = Setup(seed, rp, policies, fixed, tune)
-    hs = new_hand_state(players, CARDS * decks)
+    hs = new_hand_state(players, CARDS * rp[RP_DECKS])
     tr = Trace(ev, ends, g, tracing)
-    sp = new_search_space(setup, hs)
     for i in range(count):
-        m = start + i
-        first_row = cursor[0]
-        first_event = g[G_NEVENTS]
+        m, first_row, first_event = start + i, cursor[0], g[G_NEVENTS]
         totals[:] = 0
-        dealer = first_dealer(m, rp[RP_DUPLICATE], players)
-        out_m[i, M_FIRST_DEALER] = dealer
-        washes = 0
-        hand = 0
-        while True:
+        hand, dealer = 0, first_dealer(m, rp[RP_DUPLICATE], players)
+        out_m[i, M_FIRST_DEALER], out_m[i, M_WASHES] = dealer, 0
+        over = False
+        while not over:
             row = cursor[0]
             if row >= out_h.shape[0]:  # replayed from its first hand once the caller has grown the rows
-                cursor[0] = first_row
-                g[G_NEVENTS] = first_event
+                cursor[0], g[G_NEVENTS] = first_row, first_event
                 return i
-            finish = _play_hand(setup, hs, tr, sp, m, hand, dealer, totals, out_h[row],
-                                out_p[row * players:(row + 1) * players])
+            _play_hand(setup, hs, tr, m, hand, dealer, totals, out_h[row], out_p[row * players:(row + 1) * players])
             cursor[0] = row + 1
-            hand += 1
-            if hand >= MAX_HANDS and g[G_ERROR] == 0:
-                g[G_ERROR] = ERR_HANDS
-            if g[G_ERROR] != 0:  # reported by the caller with the match's id
-                out_m[i, M_ERROR] = g[G_ERROR]
-                g[G_ERROR] = 0
-                break
-            dealer = (dealer + 1) % players  # C-SET-2, washes too (C-WASH-1)
-            if finish == FINISH_WASH:
-                washes += 1
-                continue
-            w = out_h[row, H_WINNER]
-            if _team_total(totals, w, players, partners) >= target:  # C-MATCH-1, C-TEAM-1
-                break
-        w = out_h[cursor[0] - 1, H_WINNER] if cursor[0] > first_row else -1
-        out_m[i, M_HANDS], out_m[i, M_WASHES] = hand, washes
-        if partners:
-            out_m[i, M_WINNER] = -1 if w < 0 else w % 2
-            out_m[i, M_WINNER_TOTAL] = _team_total(totals, max(w, 0), players, True)
-            out_m[i, M_RUNNER_UP] = _team_total(totals, max(w, 0) + 1, players, True)
-        else:
-            out_m[i, M_WINNER] = w
-            out_m[i, M_WINNER_TOTAL] = totals[max(w, 0)]
-            runner_up = 0
-            for p in range(players):
-                if p != w and totals[p] > runner_up:
-                    runner_up = totals[p]
-            out_m[i, M_RUNNER_UP] = runner_up
+            hand, dealer, over = hand_played(rp, totals, out_h, g, out_m[i], row, hand, dealer)
+        match_over(rp, totals, out_h, out_m[i], hand, cursor[0] - 1 if cursor[0] > first_row else -1)
     return count
-
-
-@kernel(I1, F2, I1, I2, I2, i64, I1, i64, I1, I2, I1, I1, i64, i64, i64, I2, entry=True)
-def play_one_turn(rp, tune, policies, hands, table, nt, pile, npile, takes, took, laid, totals, seat, drawn, stock, ev):
-    """Play seat ``seat``'s turn from a given position, with the trace on (for worked positions
-    and the information-set property): ``hands``, the ``nt`` table melds, the ``npile`` cards
-    of the pile (its top last), the last card each seat took (``takes``) and every card each
-    took this hand (``took``, counts), whether each seat
-    has laid anything down this hand (``laid``) and the match ``totals``; the stock's top card
-    is ``drawn`` and ``stock`` cards lie under it.
-    The arrays are played on; the turn's actions go to ``ev`` (``EV_*`` rows); returns their
-    number (jit-compiled)."""
-    players = rp[RP_PLAYERS]
-    deck = np.full(stock + 1, drawn, dtype=np.int64)
-    setup = Setup(0, rp, policies, np.zeros((0, CARDS), dtype=np.int64), tune)
-    seats = np.zeros((players, S_LEN), dtype=np.int64)
-    for p in range(players):
-        seats[p, S_ANY] = laid[p]
-    hs = HandState(deck, hands, table, pile, seats, np.zeros((3, STEPS, 4), dtype=np.int64),
-                   np.zeros(R_LEN, dtype=np.int64), np.zeros(CARDS, dtype=np.int64), takes, took,
-                   np.zeros((players, CARDS), dtype=np.int64), np.zeros(CARDS, dtype=np.int64),
-                   np.zeros(players, dtype=np.int64))
-    g = np.zeros(G_LEN, dtype=np.int64)
-    tr = Trace(ev, np.zeros((1, players, CARDS), dtype=np.int64), g, True)
-    if policies[seat] >= POLICY_SEARCH:
-        _search_turn(setup, hs, tr, new_search_space(setup, hs), totals, 0, 0, seat, nt, npile, 0)
-    else:
-        _turn(setup, hs, tr, totals, 0, seat, nt, npile, 0, -1)
-    return g[G_NEVENTS]

@@ -93,11 +93,16 @@ def _play(rules: Rules, seed: int, start: int, count: int, policies: np.ndarray,
     g = np.zeros(e.G_LEN, dtype=np.int64)
     ev, ends = trace if trace is not None else (np.zeros((1, e.EV_FIELDS), dtype=np.int64),
                                                 np.zeros((1, players, 52), dtype=np.int64))
+    play = e.play_matches
+    if (policies >= e.POLICY_SEARCH).any():  # compiled the first time a seat searches
+        from sim.games.cards import FAMILY, SEARCH_PLAY
+
+        prepare(FAMILY.other_workload(SEARCH_PLAY))
+        from sim.games.cards.search import search_matches as play
     done = 0
     while done < count:
-        done += e.play_matches(seed, start + done, count - done, rp, policies, fixed, tune, ev, ends,
-                               trace is not None,
-                               g, out_m[done:], out_h, out_p, cursor)
+        done += play(seed, start + done, count - done, rp, policies, fixed, tune, ev, ends, trace is not None, g,
+                     out_m[done:], out_h, out_p, cursor)
         if done < count:  # the hand rows ran out: twice as many, and on from that match
             out_h = np.concatenate([out_h, np.zeros_like(out_h)])
             out_p = np.concatenate([out_p, np.zeros_like(out_p)])
