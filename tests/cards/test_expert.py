@@ -42,7 +42,7 @@ def a_set(text):
 
 
 def turn(hands, drawn, pile="", table=(), policies=("expert",), seat=0, takes=None, laid=None, rules=None,
-         stock=20, totals=None, took=None):
+         stock=20, totals=None, took=None, tune=None):
     """Seat ``seat``'s turn from the position given (hands as text, one per seat; the pile's
     top last; table meld rows): its actions as ``(action, card)`` pairs (card: the card drawn,
     laid off or thrown; for a draw, ``"pile"`` or ``"stock"`` second)."""
@@ -63,7 +63,7 @@ def turn(hands, drawn, pile="", table=(), policies=("expert",), seat=0, takes=No
         for c in cards.split():
             took_rows[p, parse_card(c)] += 1
     ev = np.zeros((64, e.EV_FIELDS), dtype=np.int64)
-    n = search.play_one_turn(rules_params(rules), expert_tune(EXPERT_PARAMS, players),
+    n = search.play_one_turn(rules_params(rules), expert_tune(EXPERT_PARAMS, players, tune),
                              policy_codes(list(policies), players), hand_rows, rows, len(table), pile_row,
                              len(pile_cards), take_row, took_rows, np.array(laid or [0] * players, dtype=np.int64),
                              np.array(totals or [0] * players, dtype=np.int64), seat, parse_card(drawn), stock, ev)
@@ -143,6 +143,19 @@ def test_the_expert_counts_no_outs_in_a_card_another_player_took_and_holds():
     bots = ("expert", "greedy", "greedy")
     assert thrown(turn([hand, *others], "5S", policies=bots)) in ("9H", "9D")
     assert thrown(turn([hand, *others], "5S", policies=bots, took=["", "", "6S 6H"])) in ("6C", "6D")
+
+
+def test_C_OUT_1_the_expert_keeps_the_card_that_leaves_ways_out():
+    """After drawing the KD the hand holds a run 5H-9H and the sixes 6S 6D 6C, and three
+    loose cards: 5D, AC, KD. Kept with either other card, the 5D leaves two ways to go out on
+    the next turn (C-OUT-1): the 5S or the 5C make a set of fives with the run's 5H (the run
+    then 6H-9H), the last loose card thrown; the AC and KD kept together leave none. The
+    expert throws the KD (``finish``: each such card is worth keeping for); counting by each
+    card's own outs and points alone (``finish`` 0), it threw the 5D."""
+    hands = ["6S 5H 6H 7H 8H 9H 5D 6D AC 6C", "2D KH 9C 3H QD 5S QC 10H 10C 3C"]
+    bots = ("expert", "greedy")
+    assert thrown(turn(hands, "KD", pile="7S", policies=bots)) == "KD"
+    assert thrown(turn(hands, "KD", pile="7S", policies=bots, tune={"finish": 0.0})) == "5D"
 
 
 def test_the_expert_does_not_throw_the_card_between_two_the_next_player_took():

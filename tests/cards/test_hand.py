@@ -93,6 +93,30 @@ def test_best_lay_down_agrees_with_brute_force(rules):
     check()
 
 
+@pytest.mark.parametrize("rules", [CARDS, TWO_DECKS], ids=["one deck", "two decks"])
+def test_C_OUT_1_goes_out_agrees_with_the_reference(rules):
+    """``goes_out``, the expert's quick test of a way out (no best lay-down sought, the first
+    way out ends the search), against the brute-force reference's can-go-out; the hand and
+    the table come back as they were."""
+    from sim.games.cards import FAMILY
+    from sim.games.cards.hand import goes_out
+
+    FAMILY.prepare(progress=False)
+
+    @settings(max_examples=400)
+    @given(positions(rules.decks))
+    def check(position):
+        hand, table = position
+        h = np.bincount(np.array(hand, dtype=np.int64), minlength=52).astype(np.int64)
+        rows = np.array([card_meld(" ".join(card_name(c) for c in m)) for m in table] or np.zeros((0, 4)),
+                        dtype=np.int64).reshape(-1, 4)
+        before = (h.copy(), rows.copy())
+        assert goes_out(h, rows, len(table)) == ref.solve(hand, table)[1]
+        assert np.array_equal(h, before[0]) and np.array_equal(rows, before[1])
+
+    check()
+
+
 @pytest.mark.parametrize("hand, table, value, can_out, left", [
     ("AS 2S 3S 7H 7D 7C KD", None, 36, True, ["KD"]),  # C-OUT-1: two melds, KD discarded
     ("AS 2S 3S 7H 7D 7C", None, 21, False, ["AS", "2S", "3S"]),  # C-OUT-2: the last card is never melded

@@ -43,6 +43,9 @@ EXPERT_PARAMS = (
     Param("hold_stock", 1.0, 0.0, 5.0, "lay melds down once the stock is down to this many cards a player"),
     Param("hold_points", 200.0, 20.0, 300.0, "lay melds down once they are worth this many points"),
     Param("reach", 0.0, 0.0, 100.0, "lay melds down once an opponent is this many points from the target"),
+    Param("finish", 2.0, 0.0, 5.0, "worth per unseen card that would let the hand go out next turn, when choosing "
+          "the discard of a hand that keeps few loose cards"),
+    Param("take_finish", 1.0, 0.0, 5.0, "the same when weighing the discard on the pile"),
     # the search's budget (``search:N`` sets ``samples``), not the expert's judgement: not tuned
     Param("samples", 16, 1, 1024, "search: worlds each option is played out in", integer=True, tuned=False),
     Param("options", 3, 1, 8, "search: the throws it tries (the expert's and the next cheapest)", integer=True,

@@ -58,8 +58,11 @@ import numpy as np
 from sim.deal import STREAM_CARD_MATCHES, below, philox_block
 from sim.games.cards.expert import (
     X_TAKE,
+    X_TAKE_FINISH,
     expert_discard,
     expert_lays,
+    finishing_discard,
+    finishing_outs,
     hand_worth,
     is_close,
     leaves,
@@ -376,6 +379,8 @@ def expert_takes(setup, hs, totals, seat, nt, npile, stock_left, top):
     leaves(paths[1], result[R_BEST_STEPS], left)
     throw = expert_discard(v, left, forbid, after, close, tune)
     with_it = hand_worth(v, left, result[R_BEST], throw, close, tune)
+    if throw >= 0 and tune[X_TAKE_FINISH] > 0:
+        with_it += tune[X_TAKE_FINISH] * finishing_outs(v, left, throw, False)
     h[top] -= 1
     if out:
         return True
@@ -389,6 +394,8 @@ def expert_takes(setup, hs, totals, seat, nt, npile, stock_left, top):
     leaves(paths[1], result[R_BEST_STEPS], left)
     throw = expert_discard(v, left, -1, after, close, tune)
     now = hand_worth(v, left, result[R_BEST], throw, close, tune)
+    if throw >= 0 and tune[X_TAKE_FINISH] > 0:
+        now += tune[X_TAKE_FINISH] * finishing_outs(v, left, throw, False)
     return with_it > now + tune[X_TAKE]
 
 
@@ -488,7 +495,8 @@ def expert_throw(setup, hs, totals, seat, nt, forbid, npile, stock_left):
     players = rp[RP_PLAYERS]
     v = view_of(setup, hs, totals, seat, nt, npile, stock_left)
     leaves(hs.paths[1], hs.result[R_BEST_STEPS], hs.kept)
-    return expert_discard(v, hs.kept, forbid, (seat + 1) % players, is_close(v, rp[RP_PARTNERS], tune, players), tune)
+    close = is_close(v, rp[RP_PARTNERS], tune, players)
+    return finishing_discard(v, hs.kept, forbid, (seat + 1) % players, close, tune)
 
 
 @kernel(I1, boolean, HAND_STATE, TRACE, I1, i64, i64, i64, i64, i64, i64, i64, counted=False)

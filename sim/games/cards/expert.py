@@ -22,11 +22,18 @@ the unseen cards. A player takes from the pile what it can meld, and in a two-pl
 where the first to go rummy usually wins the match, about half the outs take the last card
 from the other's discard.
 
+A hand that keeps few loose cards (:data:`FINISH_LOOSE` or fewer beside the throw) also
+counts, for each card it could throw, its ways out: the unseen cards it may still draw that
+would let it go out on the next turn (C-OUT-1, :func:`finishing_outs`), ``finish`` each, so
+that of two throws it keeps the one that leaves more of them (a 5D beside a run 5H-9H and
+the sixes, when the 5S or 5C would finish the hand, rather than a lone KD).
+
 The discard on the pile is taken when it lets the hand go out (C-OUT-1), or when the hand
 with it, after its best throw, is worth more than the hand now plus what a stock card
-brings on average (``take``): melded points count ``meld`` each, kept cards their worth;
+brings on average (``take``): melded points count ``meld`` each, kept cards their worth,
+each way out the hand then has ``take_finish``;
 but never, short of going out, a card it threw itself this hand (the engine's
-``_expert_takes``: experts would otherwise pass the same cards round the pile for ever).
+``expert_takes``: experts would otherwise pass the same cards round the pile for ever).
 
 Going rummy doubles the hand (C-SCORE-2), so melds are held in the hand while no opponent
 is close: the hand lays down once an opponent holds ``hold_cards`` cards or fewer, the
@@ -38,7 +45,7 @@ caught with them would give away). Once it has laid anything down it lays down a
 from __future__ import annotations
 
 from sim.games.cards import EXPERT_PARAMS
-from sim.games.cards.hand import CARDS, OP_LEAVE, RANKS, SUITS, card_value, fits
+from sim.games.cards.hand import CARDS, OP_LEAVE, RANKS, SUITS, card_value, fits, goes_out
 from sim.games.family import param_index
 from sim.jit import F1, I1, I2, boolean, f64, i64, kernel
 
@@ -58,6 +65,9 @@ X_HOLD_CARDS = param_index(EXPERT_PARAMS, "hold_cards")
 X_HOLD_STOCK = param_index(EXPERT_PARAMS, "hold_stock")
 X_HOLD_POINTS = param_index(EXPERT_PARAMS, "hold_points")
 X_REACH = param_index(EXPERT_PARAMS, "reach")
+X_FINISH = param_index(EXPERT_PARAMS, "finish")
+X_TAKE_FINISH = param_index(EXPERT_PARAMS, "take_finish")
+FINISH_LOOSE = 3  # finishing_outs: at most this many loose cards beside the throw
 X_SAMPLES = param_index(EXPERT_PARAMS, "samples")
 X_OPTIONS = param_index(EXPERT_PARAMS, "options")
 X_MARGIN = param_index(EXPERT_PARAMS, "margin")
@@ -203,6 +213,81 @@ def expert_discard(v, left, forbid, next_seat, close, tune):
         if left[c] == 0 or (c == forbid and v.hand[c] < 2):
             continue
         cost = throw_cost(v, left, c, next_seat, close, tune)
+        if best < 0 or cost < best_cost - 1e-9 or (abs(cost - best_cost) <= 1e-9 and card_value(c) > card_value(best)):
+            best, best_cost = c, cost
+    return best
+
+
+@kernel(inline=True)
+def _reaches(cards, x):
+    """Whether card ``x`` could make a meld with one of ``cards`` (counts): the same rank, or
+    the same suit within two ranks (C-MELD-1)."""
+    suit, rank = x // RANKS, x % RANKS
+    for s in range(SUITS):
+        if cards[s * RANKS + rank] > 0:
+            return True
+    for r in range(max(0, rank - 2), min(RANKS, rank + 3)):
+        if cards[suit * RANKS + r] > 0:
+            return True
+    return False
+
+
+@kernel(VIEW, I1, i64, boolean)
+def finishing_outs(v, left, throw, bound):
+    """The unseen cards the seat may still draw (:func:`drawable`) that would let its hand,
+    ``throw`` thrown, go out on the next turn (C-OUT-1: all but one card melded or laid off;
+    :func:`.hand.goes_out`). Counted only for a hand that keeps at most :data:`FINISH_LOOSE`
+    loose cards (``left``) beside ``throw``, where one draw can finish it; else 0. Only the
+    cards that could meld with a loose card (:func:`_reaches`), or with any card of the hand
+    when one loose card is left (it is then the discard), are tried: a card far from the
+    loose cards leaves two of them unmelded. ``bound``: those cards counted without trying,
+    a bound on the outs (jit-compiled)."""
+    loose = left.sum() - 1
+    if loose > FINISH_LOOSE:
+        return 0
+    h = v.hand
+    h[throw] -= 1
+    left[throw] -= 1
+    near = left if loose > 1 else h
+    outs = 0
+    for x in range(CARDS):
+        n = drawable(v, x)
+        if n > 0 and (_reaches(near, x) or fits(x, v.table, v.nt)):
+            if bound:
+                outs += n
+                continue
+            h[x] += 1
+            if goes_out(h, v.table, v.nt):
+                outs += n
+            h[x] -= 1
+    h[throw] += 1
+    left[throw] += 1
+    return outs
+
+
+@kernel(VIEW, I1, i64, i64, boolean, F1)
+def finishing_discard(v, left, forbid, next_seat, close, tune):
+    """:func:`expert_discard`, each card's cost less ``finish`` per card that would then let
+    the hand go out next turn (:func:`finishing_outs`): of two throws the one that leaves more
+    ways out, unless it costs more than they are worth. A throw whose bound on the outs
+    cannot bring it below the expert's own throw is not solved (jit-compiled)."""
+    finish = tune[X_FINISH]
+    first = expert_discard(v, left, forbid, next_seat, close, tune)
+    if finish <= 0 or first < 0 or left.sum() - 1 > FINISH_LOOSE:
+        return first
+    first_outs = finishing_outs(v, left, first, False)
+    limit = throw_cost(v, left, first, next_seat, close, tune) - finish * first_outs
+    best, best_cost = -1, 0.0
+    for c in range(CARDS):
+        if left[c] == 0 or (c == forbid and v.hand[c] < 2):
+            continue
+        cost = throw_cost(v, left, c, next_seat, close, tune)
+        if c == first:
+            cost -= finish * first_outs
+        elif cost - finish * finishing_outs(v, left, c, True) > limit + 1e-9:
+            continue  # worse than the expert's own throw however many ways out it leaves
+        else:
+            cost -= finish * finishing_outs(v, left, c, False)
         if best < 0 or cost < best_cost - 1e-9 or (abs(cost - best_cost) <= 1e-9 and card_value(c) > card_value(best)):
             best, best_cost = c, cost
     return best

@@ -110,6 +110,30 @@ def useful(h, c, table, nt):
     return False
 
 
+@kernel(inline=True)
+def _set_size(h, suit, rank, mask):
+    """The cards of the set of ``rank`` in the suits of ``mask``, if it holds suit ``suit``
+    and no lower one (the search has placed those cards already), has three or more suits
+    (C-MELD-1) and the hand holds them all; else 0."""
+    if (mask >> suit) & 1 == 0 or mask & ((1 << suit) - 1):
+        return 0
+    n = 0
+    for s in range(SUITS):
+        if (mask >> s) & 1:
+            if h[s * RANKS + rank - 1] == 0:
+                return 0
+            n += 1
+    return n if n >= 3 else 0
+
+
+@kernel(inline=True)
+def _move_set(h, rank, mask, d):
+    """Add ``d`` to the hand's count of each card of the set of ``rank`` in the suits of ``mask``."""
+    for s in range(SUITS):
+        if (mask >> s) & 1:
+            h[s * RANKS + rank - 1] += d
+
+
 @kernel(I1, I2, i64, i64, i64, i64, I2, I2, I2, I1, i64)
 def _search(h, table, ntable, left, placed, depth, path, best_path, out_path, result, forbid):
     """Every arrangement of the cards of ``h`` from the lowest one on (jit-compiled).
@@ -141,25 +165,13 @@ def _search(h, table, ntable, left, placed, depth, path, best_path, out_path, re
     h[x] += 1
     # A new set of its rank: two or three of the higher suits (one card each).
     for mask in range(1, 16):
-        if (mask >> suit) & 1 == 0 or mask & ((1 << suit) - 1):
-            continue  # holds x's suit and no lower one (those cards are gone)
-        n = 0
-        ok = True
-        for s in range(SUITS):
-            if (mask >> s) & 1:
-                n += 1
-                if h[s * RANKS + rank - 1] == 0:
-                    ok = False
-        if not ok or n < 3:
+        n = _set_size(h, suit, rank, mask)
+        if n == 0:
             continue
-        for s in range(SUITS):
-            if (mask >> s) & 1:
-                h[s * RANKS + rank - 1] -= 1
+        _move_set(h, rank, mask, -1)
         path[depth, 0], path[depth, 1], path[depth, 2] = OP_SET, rank, mask
         _search(h, table, ntable, left, placed + n * v, depth + 1, path, best_path, out_path, result, forbid)
-        for s in range(SUITS):
-            if (mask >> s) & 1:
-                h[s * RANKS + rank - 1] += 1
+        _move_set(h, rank, mask, 1)
     # A new run from it upwards, three cards or more.
     top = rank
     gain = v
@@ -208,6 +220,82 @@ def _search(h, table, ntable, left, placed, depth, path, best_path, out_path, re
                     table[i, 2] = a
                     for r in range(rank, a):
                         h[suit * RANKS + r - 1] += 1
+
+
+@kernel(I1, I2, i64, i64)
+def _out_search(h, table, ntable, left):
+    """Whether the cards of ``h``, from the lowest on, can all be melded or laid off on the
+    table but one (C-OUT-1), ``left`` cards kept so far: :func:`_search`'s arrangements, but
+    never a second card kept, and stopping at the first way out (jit-compiled). ``h`` and
+    ``table`` are restored when it returns."""
+    x = -1
+    for c in range(CARDS):
+        if h[c] > 0:
+            x = c
+            break
+    if x < 0:
+        return left == 1
+    suit, rank = x // RANKS, x % RANKS + 1
+    found = False
+    if left == 0:  # it is the card kept for the discard
+        h[x] -= 1
+        found = _out_search(h, table, ntable, left + 1)
+        h[x] += 1
+    for mask in range(1, 16):  # a new set of its rank, as in _search
+        if found:
+            return True
+        if _set_size(h, suit, rank, mask) > 0:
+            _move_set(h, rank, mask, -1)
+            found = _out_search(h, table, ntable, left)
+            _move_set(h, rank, mask, 1)
+    top = rank  # a new run from it upwards
+    while not found and top < RANKS and h[x + top - rank + 1] > 0:
+        top += 1
+        if top - rank >= 2:
+            for r in range(rank, top + 1):
+                h[suit * RANKS + r - 1] -= 1
+            found = _out_search(h, table, ntable, left)
+            for r in range(rank, top + 1):
+                h[suit * RANKS + r - 1] += 1
+    for i in range(ntable):  # laid off on a table meld, as in _search
+        if found:
+            return True
+        kind, key, a, b = table[i, 0], table[i, 1], table[i, 2], table[i, 3]
+        if kind == MELD_SET:
+            if key == rank and (a >> suit) & 1 == 0 and (a == 7 or a == 11 or a == 13 or a == 14):
+                table[i, 2] = a | (1 << suit)
+                h[x] -= 1
+                found = _out_search(h, table, ntable, left)
+                h[x] += 1
+                table[i, 2] = a
+        elif key == suit:
+            if b == rank - 1:
+                table[i, 3] = rank
+                h[x] -= 1
+                found = _out_search(h, table, ntable, left)
+                h[x] += 1
+                table[i, 3] = b
+            elif a > rank:
+                ok = True
+                for r in range(rank, a):
+                    if h[suit * RANKS + r - 1] == 0:
+                        ok = False
+                if ok:
+                    for r in range(rank, a):
+                        h[suit * RANKS + r - 1] -= 1
+                    table[i, 2] = rank
+                    found = _out_search(h, table, ntable, left)
+                    table[i, 2] = a
+                    for r in range(rank, a):
+                        h[suit * RANKS + r - 1] += 1
+    return found
+
+
+@kernel(I1, I2, i64, entry=True)
+def goes_out(h, table, nt):
+    """Whether ``h`` can go out on the first ``nt`` table melds (C-OUT-1): :func:`solve`'s
+    ``R_OUT`` with no card forbidden, found without the best lay-down (jit-compiled)."""
+    return _out_search(h, table, nt, 0)
 
 
 @kernel(inline=True)
