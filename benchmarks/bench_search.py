@@ -8,7 +8,7 @@ so ``--deals 1000`` is a 2,000-match tournament) and the line gives its share of
 matches (rounds) with its 95% interval, its score over the expert, the wall time and whether
 issue 22's goals are met: the search beats the expert (its score's interval clear of zero),
 and a 2,000-unit heads-up tournament fits in 30 minutes on 2 cores (the time scaled to 2,000
-units). ``search:N`` names a budget (N worlds an option; the family's default otherwise: 16 in card
+units). ``search:N`` names a budget (N worlds an option; the family's default otherwise: 24 in card
 Rummy 101 and Rummikub, 32 in Rummy 101).
 """
 

@@ -47,7 +47,7 @@ EXPERT_PARAMS = (
           "the discard of a hand that keeps few loose cards"),
     Param("take_finish", 1.0, 0.0, 5.0, "the same when weighing the discard on the pile"),
     # the search's budget (``search:N`` sets ``samples``), not the expert's judgement: not tuned
-    Param("samples", 16, 1, 1024, "search: worlds each option is played out in", integer=True, tuned=False),
+    Param("samples", 24, 1, 1024, "search: worlds each option is played out in", integer=True, tuned=False),
     Param("options", 3, 1, 8, "search: the throws it tries (the expert's and the next cheapest)", integer=True,
           tuned=False),
     Param("margin", 0.5, 0.0, 1.0, "search: how much better (mean outcome, -1 to 1) another option must do than the "
