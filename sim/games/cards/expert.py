@@ -240,8 +240,9 @@ def finishing_outs(v, left, throw, bound):
     loose cards (``left``) beside ``throw``, where one draw can finish it; else 0. Only the
     cards that could meld with a loose card (:func:`_reaches`), or with any card of the hand
     when one loose card is left (it is then the discard), are tried: a card far from the
-    loose cards leaves two of them unmelded. ``bound``: those cards counted without trying,
-    a bound on the outs (jit-compiled)."""
+    loose cards leaves two of them unmelded but for a rare rearrangement of the hand's melds,
+    which this count (a judgement, not an exact one) leaves out. ``bound``: those cards
+    counted without trying, a bound on the count (jit-compiled)."""
     loose = left.sum() - 1
     if loose > FINISH_LOOSE:
         return 0
