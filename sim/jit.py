@@ -48,6 +48,70 @@ from types import CodeType, ModuleType
 
 import numba
 from numba import types
+from numba.core import targetconfig
+
+# numba's own TargetConfig.values and __hash__, kept for the check below and its test
+NUMBA_FLAG_METHODS = getattr(targetconfig.TargetConfig, "_sim_numba_methods",
+                             (targetconfig.TargetConfig.values, targetconfig.TargetConfig.__hash__))
+
+
+def _faster_target_flags() -> bool:
+    """Make numba's compile flags compare and hash without rebuilding them option by option.
+
+    Typing a call to one of numba's overloaded functions looks its implementation up in a
+    cache keyed by the compile flags (``TargetConfig``), whose ``values()`` builds a dict of
+    some 30 options through a property each, for every hash and every comparison: 400,000
+    such dicts and about 10% of compiling the Rummikub engine (cProfile, 2026-12-05). The
+    same dict comes from the options' defaults updated with the values set, which is what
+    the properties read, and the hash (of the sorted option names only) is one per class.
+    Checked at import against numba's own methods on fresh and set flags; left alone if
+    they disagree (another numba)."""
+    cls = targetconfig.TargetConfig
+    if getattr(cls, "_sim_fast", False):
+        return True
+    original_values, original_hash = NUMBA_FLAG_METHODS
+    defaults: dict[type, dict] = {}
+    names: dict[type, int] = {}
+
+    def values(self):
+        kind = type(self)
+        d = defaults.get(kind)
+        if d is None:
+            d = defaults[kind] = {k: o.default for k, o in kind.options.items()}
+        out = dict(d)
+        out.update(self._values)
+        return out
+
+    def __hash__(self):
+        kind = type(self)
+        h = names.get(kind)
+        if h is None:
+            h = names[kind] = hash(tuple(sorted(kind.options)))
+        return h
+
+    def __eq__(self, other):
+        if self is other:
+            return True
+        if isinstance(other, targetconfig.TargetConfig):
+            return values(self) == values(other)
+        return NotImplemented
+
+    try:
+        from numba.core.compiler import Flags
+
+        probes = [Flags(), Flags()]
+        probes[1].nrt = True
+        probes[1].boundscheck = True
+        agree = all(values(f) == original_values(f) and __hash__(f) == original_hash(f) for f in probes)
+    except Exception:  # another numba: keep its own methods
+        agree = False
+    if agree:
+        cls._sim_numba_methods = NUMBA_FLAG_METHODS
+        cls.values, cls.__hash__, cls.__eq__, cls._sim_fast = values, __hash__, __eq__, True
+    return agree
+
+
+FAST_FLAGS = _faster_target_flags()
 
 # --- the types kernels are declared with ---------------------------------------------------
 

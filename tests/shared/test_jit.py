@@ -11,6 +11,8 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -204,3 +206,25 @@ def test_a_read_only_installation_caches_in_the_users_directory(tmp_path):
     if os.geteuid() != 0:
         for p in [site, *site.rglob("*")]:
             p.chmod(0o755 if p.is_dir() else 0o644)
+
+
+@given(st.dictionaries(st.sampled_from(["nrt", "boundscheck", "debuginfo", "no_cpython_wrapper", "noalias",
+                                        "error_model", "release_gil", "enable_ssa"]), st.booleans(), max_size=5),
+       st.dictionaries(st.sampled_from(["nrt", "boundscheck", "noalias", "error_model"]), st.booleans(), max_size=3))
+def test_numbas_compile_flags_compare_and_hash_as_numba_would(one, other):
+    """sim.jit's faster TargetConfig.values/__hash__/__eq__ give numba's own answers (the
+    flags key the cache of every overloaded function numba types)."""
+    from numba.core.compiler import Flags
+
+    from sim import jit
+
+    assert jit.FAST_FLAGS  # this numba takes the faster methods
+    original_values, original_hash = jit.NUMBA_FLAG_METHODS
+    a, b, twin = Flags(), Flags(), Flags()
+    for flags, settings in ((a, one), (b, other), (twin, one)):
+        for name, value in settings.items():
+            setattr(flags, name, ("numpy" if value else "python") if name == "error_model" else value)
+    assert a.values() == original_values(a) and b.values() == original_values(b)
+    assert hash(a) == original_hash(a) and hash(b) == original_hash(b)
+    assert (a == b) == (original_values(a) == original_values(b))
+    assert a == twin and hash(a) == hash(twin)
