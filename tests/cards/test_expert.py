@@ -158,6 +158,20 @@ def test_C_OUT_1_the_expert_keeps_the_card_that_leaves_ways_out():
     assert thrown(turn(hands, "KD", pile="7S", policies=bots, tune={"finish": 0.0})) == "5D"
 
 
+def test_C_SCORE_2_the_expert_heads_up_gets_under_what_a_rummy_needs_to_end_the_match():
+    """Heads-up, first hand to 101: the other's rummy scores twice the points left in this
+    hand (C-SCORE-2), so a hand holding 50 or fewer leaves it short of the target (C-MATCH-1)
+    and the match goes on. After drawing the 9C the hand holds 60 points: throwing the KD
+    (breaking the pair of kings) leaves 50, any other card more. The expert throws the KD;
+    without ``survive`` and ``shed`` it throws the lone 8D, and so it does when the other side
+    already has 30 points (a rummy then needs only 36 from this hand: no throw gets under)."""
+    hands = ["2S 3S 4S 3H 3D 3C KD KC 8D 5H", "AH 7S 10H JD QS 4C 6C 10C JC 9S"]
+    bots = ("expert", "greedy")
+    assert thrown(turn(hands, "9C", pile="7D", policies=bots)) == "KD"
+    assert thrown(turn(hands, "9C", pile="7D", policies=bots, tune={"survive": 0.0, "shed": 0.0})) == "8D"
+    assert thrown(turn(hands, "9C", pile="7D", policies=bots, totals=[0, 30])) == "8D"
+
+
 def test_the_expert_does_not_throw_the_card_between_two_the_next_player_took():
     """The next player took JD and KD from the pile this hand, and neither has come back to
     view: the QD would make it a run (C-MELD-1). The expert throws the 7C instead, as it does

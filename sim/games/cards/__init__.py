@@ -43,6 +43,11 @@ EXPERT_PARAMS = (
     Param("hold_stock", 1.0, 0.0, 5.0, "lay melds down once the stock is down to this many cards a player"),
     Param("hold_points", 200.0, 20.0, 300.0, "lay melds down once they are worth this many points"),
     Param("reach", 0.0, 0.0, 100.0, "lay melds down once an opponent is this many points from the target"),
+    Param("survive", 10.0, 0.0, 20.0, "worth of a throw that leaves the hand under the points an opponent's rummy "
+          "would need to end the match (the view's line)"),
+    Param("shed", 3.0, 0.0, 20.0, "worth per 10 points of a thrown card while the hand is within shed_margin points "
+          "of that line"),
+    Param("shed_margin", 10.0, 0.0, 60.0, "how close to the line the hand sheds points"),
     Param("finish", 2.0, 0.0, 5.0, "worth per unseen card that would let the hand go out next turn, when choosing "
           "the discard of a hand that keeps few loose cards"),
     Param("take_finish", 1.0, 0.0, 5.0, "the same when weighing the discard on the pile"),

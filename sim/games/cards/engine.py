@@ -357,8 +357,9 @@ def deal_hand(setup, hs, match_id, hand, dealer):
 @kernel(SETUP, HAND_STATE, I1, i64, i64, i64, i64, counted=False)
 def view_of(setup, hs, totals, seat, nt, npile, stock_left):
     """Seat ``seat``'s view of the hand in play (:func:`.view.seat_view`) (jit-compiled)."""
+    rp = setup.rp
     return seat_view(seat, hs.hands, hs.table, nt, hs.pile, npile, hs.takes, hs.took, totals, stock_left,
-                     setup.rp[RP_DECKS], hs.unseen, hs.sizes)
+                     rp[RP_DECKS], rp[RP_TARGET], rp[RP_RUMMY], rp[RP_PARTNERS], hs.unseen, hs.sizes)
 
 
 @kernel(SETUP, HAND_STATE, I1, i64, i64, i64, i64, i64, counted=False)

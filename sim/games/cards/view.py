@@ -9,7 +9,9 @@ Public at the table, and so in the view:
 - the last card each seat took from the pile (``takes``; -1: none this hand) and every card
   each seat took from it this hand (``took``, counts): a card taken is seen going into that
   hand;
-- every seat's number of cards (``sizes``), the stock left and the match totals.
+- every seat's number of cards (``sizes``), the stock left and the match totals;
+- from those and the rules, ``line``: the fewest points its own hand must stay under for an
+  opponent's rummy not to reach the target (C-SCORE-2, C-MATCH-1; :func:`survival_line`).
 
 Private to the seat: its own hand. Hidden from it: the other hands and the order of the
 stock. What the seat has not seen, ``unseen``, is every card of the decks less its hand,
@@ -27,10 +29,11 @@ from __future__ import annotations
 from collections import namedtuple
 
 from sim.games.cards.hand import CARDS, MELD_SET, RANKS, SUITS
-from sim.jit import I1, I2, i64, kernel, record_of
+from sim.jit import I1, I2, f64, i64, kernel, record_of
 
-View = namedtuple("View", "seat hand unseen sizes stock table nt takes took totals")
-VIEW = record_of(View, i64, I1, I1, I1, i64, I2, i64, I1, I2, I1)
+View = namedtuple("View", "seat hand unseen sizes stock table nt takes took totals line")
+VIEW = record_of(View, i64, I1, I1, I1, i64, I2, i64, I1, I2, I1, f64)
+MEAN_CARD = 94.0 / 13.0  # C-SCORE-1: the mean value of a card (A 10, 2-9, 10 J Q K 10 each)
 
 
 @kernel(I2, i64, I1)
@@ -48,13 +51,35 @@ def table_counts(table, nt, out):
                 out[key * RANKS + r - 1] += 1
 
 
-@kernel(i64, I2, I2, i64, I1, i64, I1, I2, I1, i64, i64, I1, I1)
-def seat_view(seat, hands, table, nt, pile, npile, takes, took, totals, stock, decks, unseen, sizes):
+@kernel(inline=True)
+def survival_line(seat, sizes, totals, target, rummy, partners):
+    """The points seat ``seat``'s hand must stay under for no opponent's rummy to reach the
+    target: a rummy scores ``rummy`` times the cards left in the hands it scores (C-SCORE-1/2;
+    C-TEAM-1: not its partner's), each hand but the seat's own counted at :data:`MEAN_CARD` a
+    card, and the match ends when the scorer's side reaches the target (C-MATCH-1): the least
+    of ``(target - side) / rummy - others`` over the opponents (inlined in :func:`seat_view`)."""
+    players = sizes.shape[0]
+    line = 1e9
+    for o in range(players):
+        if o == seat or (partners and o % 2 == seat % 2):
+            continue
+        side = totals[o] + (totals[(o + 2) % players] if partners else 0)
+        others = 0.0
+        for q in range(players):
+            if q != seat and q != o and not (partners and q % 2 == o % 2):
+                others += sizes[q] * MEAN_CARD
+        line = min(line, (target - side) / rummy - others)
+    return line
+
+
+@kernel(i64, I2, I2, i64, I1, i64, I1, I2, I1, i64, i64, i64, i64, i64, I1, I1)
+def seat_view(seat, hands, table, nt, pile, npile, takes, took, totals, stock, decks, target, rummy, partners,
+              unseen, sizes):
     """Seat ``seat``'s view of the hand (see the module docstring): its hand, what it has
     not seen (into ``unseen``), every seat's number of cards (into ``sizes``) and the public
     state; ``takes``: the last card each seat took from the pile, ``took`` every card each
-    took this hand, ``totals`` the match's
-    scores so far (jit-compiled)."""
+    took this hand, ``totals`` the match's scores so far; ``target``, ``rummy`` and
+    ``partners``: the rules' (C-MATCH-1, C-SCORE-2, C-TEAM-1) (jit-compiled)."""
     table_counts(table, nt, unseen)
     for j in range(npile):
         unseen[pile[j]] += 1
@@ -67,4 +92,5 @@ def seat_view(seat, hands, table, nt, pile, npile, takes, took, totals, stock, d
         for c in range(CARDS):
             n += hands[q, c]
         sizes[q] = n
-    return View(seat, hand, unseen, sizes, stock, table, nt, takes, took, totals)
+    return View(seat, hand, unseen, sizes, stock, table, nt, takes, took, totals,
+                survival_line(seat, sizes, totals, target, rummy, partners))
