@@ -10,7 +10,7 @@ Public at the table, and so in the view:
   each seat took from it this hand (``took``, counts): a card taken is seen going into that
   hand;
 - every seat's number of cards (``sizes``), the stock left and the match totals;
-- from those and the rules, ``line``: the fewest points its own hand must stay under for an
+- from those and the rules, ``line``: the points its own hand must stay under for an
   opponent's rummy not to reach the target (C-SCORE-2, C-MATCH-1; :func:`survival_line`).
 
 Private to the seat: its own hand. Hidden from it: the other hands and the order of the
