@@ -26,6 +26,13 @@ source files changed forgets the cached code of all its kernels and compiles the
 ``kernel(..., inline=True)`` marks a small helper or a function with a single caller: it
 is inlined into its callers by numba and never compiled on its own, which saves a whole
 optimisation and code generation of everything below it.
+
+Why only entries are optimised whole: numba links the LLVM IR of every callee into each
+caller and optimises the caller's module with all of it, so a chain of kernels optimised
+the code at its bottom once per level. A kernel without a Python wrapper (``entry=False``)
+is never run as compiled, only linked into its callers, so its module skips LLVM's module
+optimisation (:func:`_link_only_libraries`); an entry kernel's module is optimised in full
+over all the code it runs, as before.
 """
 
 from __future__ import annotations
@@ -48,7 +55,7 @@ from types import CodeType, ModuleType
 
 import numba
 from numba import types
-from numba.core import targetconfig
+from numba.core import codegen, targetconfig
 
 # numba's own TargetConfig.values and __hash__, kept for the check below and its test
 NUMBA_FLAG_METHODS = getattr(targetconfig.TargetConfig, "_sim_numba_methods",
@@ -112,6 +119,45 @@ def _faster_target_flags() -> bool:
 
 
 FAST_FLAGS = _faster_target_flags()
+
+# True while a kernel that only other kernels call (``entry=False``) compiles: the numba
+# libraries made meanwhile are linked into their callers and never run (see below).
+_LINK_ONLY = [False]
+
+
+def _link_only_libraries() -> bool:
+    """Skip LLVM's module optimisation of the code that is only linked into callers.
+
+    numba finalises every function it compiles: it links in the LLVM IR of every callee,
+    optimises the whole module (inlining, then the full -O3 suite) and makes machine code.
+    A caller links the callee's IR again and optimises it again, so each level of callers
+    optimised everything below it once more. A kernel compiled without a Python wrapper
+    (``entry=False``), and the numba helpers compiled for it, are never run as they are:
+    only their IR is used, linked into callers whose own module optimisation covers it.
+    Their libraries (marked while :func:`_compile_one` compiles such a kernel) keep the
+    function-level optimisation numba runs when their IR is added and skip the module's.
+    An entry kernel's module is optimised in full as before, over all the code it runs.
+    Left alone under a numba whose code library lacks these methods."""
+    lib = getattr(codegen, "CPUCodeLibrary", None)
+    if lib is None or not all(hasattr(lib, m) for m in ("__init__", "_optimize_final_module")):
+        return False
+    if getattr(lib, "_sim_link_only", None) is not None:
+        return True
+    init, optimise = lib.__init__, lib._optimize_final_module
+
+    def __init__(self, *args, **kwargs):
+        init(self, *args, **kwargs)
+        self._sim_link_only = _LINK_ONLY[0]
+
+    def _optimize_final_module(self):
+        if not self._sim_link_only:
+            optimise(self)
+
+    lib.__init__, lib._optimize_final_module, lib._sim_link_only = __init__, _optimize_final_module, False
+    return True
+
+
+LINK_ONLY = _link_only_libraries()
 
 # --- the types kernels are declared with ---------------------------------------------------
 
@@ -446,7 +492,11 @@ def _leaks(before: dict[int, int], compiled: list[Kernel], workload: str) -> lis
 
 
 def _compile_one(k: Kernel) -> None:
-    k.dispatcher.compile(k.signature)
+    _LINK_ONLY[0] = bool(k.dispatcher.targetoptions.get("no_cpython_wrapper"))
+    try:
+        k.dispatcher.compile(k.signature)
+    finally:
+        _LINK_ONLY[0] = False
     # Closed to new types: callers typed later are served by conversion.
     k.dispatcher.disable_compile()
 

@@ -142,6 +142,32 @@ def test_a_workload_compiles_once_per_kernel_then_loads(tiny, jobs, how):
     assert again.stdout.split()[:2] == ["ready", "35"] and "compiling" not in again.stderr
 
 
+LINKED = '''
+from sim import jit
+from tiny.caller import WORKLOAD, entry, twice
+jit.prepare(WORKLOAD, progress=False, jobs=1)
+
+
+def calls_to_base(kernel):
+    ir = next(iter(kernel.overloads.values())).library.get_llvm_str()
+    return sum(" call " in line and "base" in line for line in ir.splitlines())
+
+
+print(jit.LINK_ONLY, calls_to_base(twice), calls_to_base(entry), entry(10))
+'''
+
+
+def test_only_an_entry_kernels_module_is_optimised_whole(tiny):
+    """twice() is only linked into its callers: its module keeps its calls to base() (no
+    module optimisation, which would inline them); entry(), run from Python, is optimised
+    whole, twice() and base() inlined, and answers as before."""
+    where, env = tiny
+    done = _run(LINKED, env, where)
+    assert done.returncode == 0, done.stderr
+    link_only, in_twice, in_entry, answer = done.stdout.split()
+    assert link_only == "True" and int(in_twice) >= 1 and in_entry == "0" and answer == "35"
+
+
 @pytest.mark.slow
 def test_a_changed_callee_recompiles_its_callers(tiny):
     """numba checks a cached kernel against its own file only: without the stamp, entry()

@@ -386,10 +386,13 @@ def deal(deck, rp, policies, rs):
     g[G_POOL] = pos
 
 
-@kernel(inline=True)
+@kernel(I1, I2, I2, I2, I1, I1, F2, SOLVER_ARRAYS, SOLVER_SPACE, I2, TABLE_SPACE, WORK, TRACE)
 def next_turn(deck, racks, table, ps, g, rp, tune, S, space, rows, ts, work, trace):
     """The turn of the seat whose turn it is (seat 0 starts, then in seat order); True when
-    the round is over, then scored."""
+    the round is over, then scored. A kernel of its own, not inlined: the engine's rounds,
+    the search's and its roll-outs share one compiled copy of the turn, and it compiles
+    beside the kernels it does not call (a second process) rather than within
+    :func:`play_rounds`."""
     p = g[G_TURNS] % rp[RP_PLAYERS]
     over = play_turn(p, deck, racks, table, ps, g, rp, tune, S, space, rows, ts, work, trace)
     if not over and g[G_TURNS] >= MAX_TURNS:

@@ -147,13 +147,6 @@ def _copy(src, dst):
     _copy_into(src.deck, src.racks, src.table, src.ps, src.g, dst)
 
 
-@kernel(I1, I2, I2, I2, I1, I1, F2, SOLVER_ARRAYS, SOLVER_SPACE, I2, TABLE_SPACE, WORK, TRACE)
-def _turn(deck, racks, table, ps, g, rp, tune, S, space, rows, ts, work, trace):
-    """:func:`.engine.next_turn`, a kernel of its own (the search's rounds and roll-outs
-    share one compiled copy of the turn): True when the round is over, scored."""
-    return next_turn(deck, racks, table, ps, g, rp, tune, S, space, rows, ts, work, trace)
-
-
 @kernel(i64, I2, I2, I2, I1, I1, F2, TABLE_SPACE, WORK)
 def _expert_action(p, racks, table, ps, g, rp, tune, ts, work):
     """What the expert does this turn, after opening, when drawing is not its only choice:
@@ -286,12 +279,12 @@ def search_turn(p, deck, rp, tune, S, rs, ts, sp, trace, seed, round_id):
             for t in range(2):
                 _copy(sp.world, roll)
                 roll.ps[p, PS_POLICY] = action if t == 0 else other
-                over = _turn(roll.deck, roll.racks, roll.table, roll.ps, roll.g, rp, tune, S, space, rows, ts, work,
-                             trace)
+                over = next_turn(roll.deck, roll.racks, roll.table, roll.ps, roll.g, rp, tune, S, space, rows, ts,
+                                 work, trace)
                 roll.ps[p, PS_POLICY] = POLICY_EXPERT
                 while not over:
-                    over = _turn(roll.deck, roll.racks, roll.table, roll.ps, roll.g, rp, tune, S, space, rows, ts,
-                                 work, trace)
+                    over = next_turn(roll.deck, roll.racks, roll.table, roll.ps, roll.g, rp, tune, S, space, rows,
+                                     ts, work, trace)
                 gain += _outcome(p, roll.ps, players) * (-1.0 if t == 0 else 1.0)
             values[0] += gain
             values[1] += gain * gain
@@ -301,7 +294,7 @@ def search_turn(p, deck, rp, tune, S, rs, ts, sp, trace, seed, round_id):
         if values[0] > margin * played:
             action = other
     ps[p, PS_POLICY] = POLICY_EXPERT if action == NO_CHOICE else action
-    over = _turn(deck, racks, table, ps, g, rp, tune, S, space, rows, ts, work, trace)
+    over = next_turn(deck, racks, table, ps, g, rp, tune, S, space, rows, ts, work, trace)
     ps[p, PS_POLICY] = me
     return over
 
@@ -323,7 +316,7 @@ def search_rounds(seed, start, count, rp, policies, tune, S, rs, ts, sp, deck_in
             if ps[p, PS_POLICY] == POLICY_SEARCH or ps[p, PS_POLICY] == POLICY_ORACLE:
                 over = search_turn(p, deck, rp, tune, S, rs, ts, sp, trace, seed, start + i)
             else:
-                over = _turn(deck, racks, table, ps, g, rp, tune, S, space, rows, ts, work, trace)
+                over = next_turn(deck, racks, table, ps, g, rp, tune, S, space, rows, ts, work, trace)
         if g[G_ERROR] == ERR_MEMO or not over:
             return i
         round_out(i, rs, rp, out_rounds, out_players)
