@@ -137,7 +137,9 @@ def _link_only_libraries() -> bool:
     Their libraries (marked while :func:`_compile_one` compiles such a kernel) keep the
     function-level optimisation numba runs when their IR is added and skip the module's.
     An entry kernel's module is optimised in full as before, over all the code it runs.
-    Left alone under a numba whose code library lacks these methods."""
+    Skipping an optimisation never changes what the code computes: a library marked by
+    mistake would only run slower. Left alone under a numba whose code library lacks
+    these methods."""
     lib = getattr(codegen, "CPUCodeLibrary", None)
     if lib is None or not all(hasattr(lib, m) for m in ("__init__", "_optimize_final_module")):
         return False
