@@ -142,10 +142,21 @@ def test_a_workload_compiles_once_per_kernel_then_loads(tiny, jobs, how):
     assert again.stdout.split()[:2] == ["ready", "35"] and "compiling" not in again.stderr
 
 
+KEPT = '''
+from sim.jit import i64, kernel
+from tiny.callee import base
+
+
+@kernel(i64, machine_code=True)
+def kept(x):
+    return base(x) * 2
+'''
 LINKED = '''
 from sim import jit
 from tiny.caller import WORKLOAD, entry, twice
+from tiny.kept import kept
 jit.prepare(WORKLOAD, progress=False, jobs=1)
+jit.prepare(jit.Workload("kept", ("tiny.callee", "tiny.kept")), progress=False, jobs=1)
 
 
 def calls_to_base(kernel):
@@ -153,19 +164,30 @@ def calls_to_base(kernel):
     return sum(" call " in line and "base" in line for line in ir.splitlines())
 
 
-print(jit.LINK_ONLY, calls_to_base(twice), calls_to_base(entry), entry(10))
+def has_machine_code(kernel):  # its functions' names in the object code made of its module
+    library = next(iter(kernel.overloads.values())).library
+    names = [f.name for f in library.get_defined_functions() if "NumbaEnv" not in f.name]
+    return any(name.encode() in library._get_compiled_object() for name in names)
+
+
+print(jit.LINK_ONLY, calls_to_base(twice), calls_to_base(entry), has_machine_code(twice), has_machine_code(entry),
+      has_machine_code(kept), entry(10))
 '''
 
 
-def test_only_an_entry_kernels_module_is_optimised_whole(tiny):
+def test_only_an_entry_kernels_module_is_optimised_and_compiled_whole(tiny):
     """twice() is only linked into its callers: its module keeps its calls to base() (no
-    module optimisation, which would inline them); entry(), run from Python, is optimised
-    whole, twice() and base() inlined, and answers as before."""
+    module optimisation, which would inline them) and no machine code is made of it;
+    entry(), run from Python, is optimised whole, twice() and base() inlined, compiled
+    to machine code, and answers as before. kept(), declared ``machine_code=True``, is only
+    linked too but keeps its machine code."""
     where, env = tiny
+    (where / "tiny" / "kept.py").write_text(textwrap.dedent(KEPT))
     done = _run(LINKED, env, where)
     assert done.returncode == 0, done.stderr
-    link_only, in_twice, in_entry, answer = done.stdout.split()
+    link_only, in_twice, in_entry, twice_compiled, entry_compiled, kept_compiled, answer = done.stdout.split()
     assert link_only == "True" and int(in_twice) >= 1 and in_entry == "0" and answer == "35"
+    assert (twice_compiled, entry_compiled, kept_compiled) == ("False", "True", "True")
 
 
 @pytest.mark.slow

@@ -476,8 +476,9 @@ def round_out(i, rs, rp, out_rounds, out_players):
         out_players[i, p, P_TURNS] = ps[p, PS_TURNS]
 
 
+# counted=False: it allocates nothing; see sim.jit.kernel
 @kernel(i64, i64, i64, I1, I1, F2, SOLVER_ARRAYS, ROUND_SPACE, TABLE_SPACE, I1, TRACE, boolean, I2, I3, boolean,
-        i64, entry=True)
+        i64, entry=True, counted=False)
 def play_rounds(seed, start, count, rp, policies, tune, S, rs, ts, deck_in, trace, tracing, out_rounds,
                 out_players, fresh, stop):
     """Play rounds ``start .. start+count-1`` of ``seed`` into the output arrays (``R_*``

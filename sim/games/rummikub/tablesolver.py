@@ -38,6 +38,7 @@ tile: a table tile like the others, a joker only where K-MELD-2 counts jokers (s
 
 from __future__ import annotations
 
+import functools
 from collections import namedtuple
 
 import numpy as np
@@ -45,6 +46,10 @@ import numpy as np
 from sim.jit import I1, I2, boolean, i64, kernel, record_of
 from sim.solver.layout import F_COLOURS, F_FIRST, F_JOKERS, F_KEY, F_KIND, F_LEN, RUN, SET
 from sim.tiles import JOKER, NUMBERS
+
+# The solver's kernels keep their machine code, and callers link the IR its making rewrote:
+# rounds a fifth faster (sim.jit._link_only_libraries).
+solver_kernel = functools.partial(kernel, machine_code=True)
 
 COLOURS = 4
 KINDS = COLOURS * NUMBERS
@@ -141,7 +146,7 @@ def new_space(memo_bits: int) -> np.ndarray:
 # (bit q: the q-th tile of the run is a joker).
 
 
-@kernel(inline=True)
+@solver_kernel(inline=True)
 def _number_at(first, q, cyclic):
     m = first + q
     if cyclic and m > NUMBERS:
@@ -149,7 +154,7 @@ def _number_at(first, q, cyclic):
     return m
 
 
-@kernel(I1, I1, i64, i64, boolean, I1, counted=False)
+@solver_kernel(I1, I1, i64, i64, boolean, I1, counted=False)
 def _alive(f, o, jokers, g3max, cyclic, alive):
     """``alive[k]``: whether a meld holding kind ``k`` can be formed from the tiles left
     (table ``f`` and rack ``o`` alike) and ``jokers``, for every kind with a tile left: a
@@ -176,7 +181,7 @@ def _alive(f, o, jokers, g3max, cyclic, alive):
                     alive[c * NUMBERS + (first + q) % NUMBERS] = 1
 
 
-@kernel(I1, I1, I1, i64, counted=False)
+@solver_kernel(I1, I1, I1, i64, counted=False)
 def _joker_in_reach(f, o, key, y):
     """Whether an open run of ``y``'s colour could reach tile ``y`` without another joker:
     it ends below ``y`` and every number between has a tile left. Such a run may hold
@@ -200,7 +205,7 @@ def _joker_in_reach(f, o, key, y):
     return False
 
 
-@kernel(I1, I1, I1, I1, i64, counted=False)
+@solver_kernel(I1, I1, I1, I1, i64, counted=False)
 def _jokers_needed(f, o, key, needy, count):
     """How many more jokers the table tiles left in ``needy[:count]`` need, 0 to 2: those
     kinds had no meld without a joker when the solve began, and tiles are only taken away,
@@ -229,7 +234,7 @@ def _jokers_needed(f, o, key, needy, count):
     return need
 
 
-@kernel(I1, i64, I1, counted=False)
+@solver_kernel(I1, i64, I1, counted=False)
 def _read_runs(key, c, runs):
     """The open runs of colour ``c`` (each by its end, 0 for none) into ``runs``."""
     field = (key[5 + c // 2] >> (32 * (c % 2))) & 0xFFFFFFFF
@@ -237,7 +242,7 @@ def _read_runs(key, c, runs):
         runs[i] = (field >> (8 * i)) & 255
 
 
-@kernel(I1, i64, I1, counted=False)
+@solver_kernel(I1, i64, I1, counted=False)
 def _write_runs(key, c, runs):
     """Store ``runs`` as colour ``c``'s open runs, largest first (one form per position)."""
     for i in range(1, OPEN):
@@ -255,7 +260,7 @@ def _write_runs(key, c, runs):
     key[word] = (key[word] & ~(np.int64(0xFFFFFFFF) << shift)) | (field << shift)
 
 
-@kernel(i64)
+@solver_kernel(i64)
 def _slots(run):
     """Room an open run (its end) leaves above it for free jokers, 2 at most; the room
     below it was counted when it was formed, so runs differing only in where they start
@@ -263,7 +268,7 @@ def _slots(run):
     return min(2, NUMBERS - (run & 15))
 
 
-@kernel(I1, I1, I1, counted=False)
+@solver_kernel(I1, I1, I1, counted=False)
 def _close_runs(f, o, key):
     """Close the open runs that no tile left can extend: a run ending at e takes a tile
     e + 1, or e + 2 or e + 3 after as many jokers; each closed run leaves room for free
@@ -298,7 +303,7 @@ def _close_runs(f, o, key):
     key[4] = (key[4] & ~np.int64(48)) | (room << 4)
 
 
-@kernel(inline=True)
+@solver_kernel(inline=True)
 def _pinned_at(pin, m):
     """Whether a bound joker is left at number ``m``. There a free joker may stand for a
     tile with a copy left: that copy may be the other tile of a group of three holding
@@ -310,7 +315,7 @@ def _pinned_at(pin, m):
     return False
 
 
-@kernel(I1, I1, I1, I1, i64, i64, i64, i64, boolean, I1, I1, counted=False)
+@solver_kernel(I1, I1, I1, I1, i64, i64, i64, i64, boolean, I1, I1, counted=False)
 def _options(f, o, pin, key, x, jokers, g3max, may_leave, cyclic, runs, out):
     """Every meld that can hold tile ``x``, the lowest left, then (a rack tile) leaving it
     on the rack, written to ``out``; returns how many (jit-compiled).
@@ -437,7 +442,7 @@ def _options(f, o, pin, key, x, jokers, g3max, may_leave, cyclic, runs, out):
     return count
 
 
-@kernel(I1, I1, i64, counted=False)
+@solver_kernel(I1, I1, i64, counted=False)
 def _memo_find(memo, key, mask):
     """Slot of position ``key`` (KEY words) in ``memo``, or -1 - the empty slot it would
     take (jit-compiled)."""
@@ -464,7 +469,7 @@ def _memo_find(memo, key, mask):
         i = (i + 1) & mask
 
 
-@kernel(I1, I1, i64, i64)
+@solver_kernel(I1, I1, i64, i64)
 def _memo_spread(memo, used, count, mask):
     """Move the ``count`` positions remembered (``used``: their slots, updated) to their
     slots under ``mask``, a larger table (jit-compiled)."""
@@ -484,7 +489,7 @@ def _memo_spread(memo, used, count, mask):
         used[i] = slot
 
 
-@kernel(i64, I1, counted=False)
+@solver_kernel(i64, I1, counted=False)
 def _meld_tiles(opt, tiles):
     """The kinds of the meld of option ``opt`` in ``tiles`` (-1 for a joker); returns its
     size. For a run extended, the tile and the jokers before it (jit-compiled)."""
@@ -519,7 +524,7 @@ def _meld_tiles(opt, tiles):
     return length
 
 
-@kernel(I1, I1, I1, I1, I1, I1, I1, i64, i64, i64, counted=False)
+@solver_kernel(I1, I1, I1, I1, I1, I1, I1, i64, i64, i64, counted=False)
 def _change(f, o, placed, pin, pin_kinds, key, tiles, size, took, sign):
     """Take (``sign`` 1) the meld ``tiles[:size]`` from the tiles left, or give it back (-1)
     as ``took`` recorded; returns the record: bit q for a tile taken from the rack, bit
@@ -567,7 +572,7 @@ def _change(f, o, placed, pin, pin_kinds, key, tiles, size, took, sign):
     return record
 
 
-@kernel(I1, I1, i64, counted=False)
+@solver_kernel(I1, I1, i64, counted=False)
 def _gain(weights, tiles, record):
     """The weight of the rack tiles in ``record`` (see :func:`_change`) (jit-compiled)."""
     g = ((record >> 8) & 3) * weights[KINDS]
@@ -577,7 +582,7 @@ def _gain(weights, tiles, record):
     return g
 
 
-@kernel(I2, i64, i64, boolean, counted=False)
+@solver_kernel(I2, i64, i64, boolean, counted=False)
 def _place_jokers(out, rows, jokers, cyclic):
     """Put ``jokers`` free jokers into the melds ``out[:rows]`` with room: a run grows at its
     high end (its low end at 13), a group of three gains a colour (jit-compiled)."""
@@ -608,7 +613,7 @@ def _place_jokers(out, rows, jokers, cyclic):
 # --- the phases of a solve: set up, the search's steps, the table written out -----------------
 
 
-@kernel(I1, I1, I1, i64, i64, i64, boolean, i64, SCRATCH, I1, counted=False)
+@solver_kernel(I1, I1, I1, i64, i64, i64, boolean, i64, SCRATCH, I1, counted=False)
 def _begin(table, pins, rack, objective, joker_value, g3max, cyclic, shift, sc, placed_out):
     """Set a solve up: the counts left (rack tiles no meld can hold set aside), each kind's
     weight (by its number before the tiles were turned by ``shift``, see :func:`_cuts`), the
@@ -666,7 +671,7 @@ def _begin(table, pins, rack, objective, joker_value, g3max, cyclic, shift, sc, 
     return n_needy, rem
 
 
-@kernel(I1, I1, i64, counted=False)
+@solver_kernel(I1, I1, i64, counted=False)
 def _lowest(f, o, low):
     """The place (number, then colour: ``pos % COLOURS`` the colour) of the lowest tile
     left from place ``low`` on, -1 when every numbered tile is placed (jit-compiled)."""
@@ -677,7 +682,7 @@ def _lowest(f, o, low):
     return -1
 
 
-@kernel(I1, I1, counted=False)
+@solver_kernel(I1, I1, counted=False)
 def _joker_room(key, runs):
     """Room for free jokers once every numbered tile is placed, 2 at most: the closed
     runs' and groups' (word 4 of the key) and every open run's (jit-compiled)."""
@@ -690,7 +695,7 @@ def _joker_room(key, runs):
     return min(2, room)
 
 
-@kernel(i64, I2, I1, I1, I1, I1, I1, I1, i64, counted=False)
+@solver_kernel(i64, I2, I1, I1, I1, I1, I1, I1, i64, counted=False)
 def _keep_best(depth, options, next_opt, took, best_path, best_took, placed, placed_out, extra):
     """A new best: keep the path to ``depth`` (each depth's option and its record) and the
     rack tiles placed, ``extra`` free rack jokers more (jit-compiled)."""
@@ -702,7 +707,7 @@ def _keep_best(depth, options, next_opt, took, best_path, best_took, placed, pla
     placed_out[KINDS] += extra
 
 
-@kernel(I1, I1, I1, I2, I1, I1, i64, i64, i64, counted=False)
+@solver_kernel(I1, I1, I1, I2, I1, I1, i64, i64, i64, counted=False)
 def _remember(memo, memo_used, stats, keys, probe, here, depth, bound, memo_mask):
     """Remember that every completion of the position at ``depth`` (``keys[depth]``) is
     worth at most ``bound`` (or :data:`_NO_TABLE`); returns the memo's mask, widened to
@@ -738,7 +743,7 @@ def _remember(memo, memo_used, stats, keys, probe, here, depth, bound, memo_mask
     return memo_mask
 
 
-@kernel(i64, I1, I1, I1, I1, I1, I1, I1, I1, counted=False)
+@solver_kernel(i64, I1, I1, I1, I1, I1, I1, I1, I1, counted=False)
 def _take_meld(opt, f, o, placed, pin, pin_kinds, key, tiles, runs):
     """Form or extend the meld of option ``opt`` (its tiles in ``tiles``) from the tiles
     left, and track its run or its room for free jokers in the key; returns the record of
@@ -780,7 +785,7 @@ def _take_meld(opt, f, o, placed, pin, pin_kinds, key, tiles, runs):
     return record
 
 
-@kernel(I1, I1, i64, I2, counted=False)
+@solver_kernel(I1, I1, i64, I2, counted=False)
 def _rows_of_path(best_path, best_took, steps, out):
     """The melds of the best path (its first ``steps`` options and their records) as meld
     rows in ``out``, each run extension added to its run; returns how many rows, free
@@ -852,7 +857,7 @@ _TRY = 1  # try the position's next option, or remember it searched through
 _BACK = 2  # back up to the parent, giving its option's tiles back
 
 
-@kernel(SCRATCH, i64, i64, i64, boolean, i64, I1, counted=False)
+@solver_kernel(SCRATCH, i64, i64, i64, boolean, i64, I1, counted=False)
 def _search(sc, n_needy, rem, g3max, cyclic, best, placed_out):
     """The depth-first search of a solve set up by :func:`_begin` (``rem``: the weight of the
     rack left), a step at a time (``mode``): enter a position, try its next option, back up.
@@ -977,7 +982,7 @@ def _search(sc, n_needy, rem, g3max, cyclic, best, placed_out):
     return best
 
 
-@kernel(I1, I1, I1)
+@solver_kernel(I1, I1, I1)
 def _cuts(table, pins, rack):
     """With wrap-around runs (K-VAR ``wrap_runs``), where to cut the circle of numbers: the
     shifts that make the numbers either side of a cut the new 13 and 1 (0: between 13 and
@@ -1003,7 +1008,7 @@ def _cuts(table, pins, rack):
     return np.argsort(score, kind="mergesort")  # ties: the smaller shift first
 
 
-@kernel(I1, i64, I1, counted=False)
+@solver_kernel(I1, i64, I1, counted=False)
 def _turn(counts, shift, into):
     """The count vector ``counts`` with every number ``m`` moved to ``m + shift`` (13 wrapping
     to 1) into ``into``, jokers as they are (jit-compiled)."""
@@ -1012,7 +1017,7 @@ def _turn(counts, shift, into):
     into[KINDS] = counts[KINDS]
 
 
-@kernel(I2, i64, i64, counted=False)
+@solver_kernel(I2, i64, i64, counted=False)
 def _turn_rows(out, rows, shift):
     """Meld rows found on tiles turned by ``shift`` (:func:`_turn`) turned back: a run's first
     number and its jokers (by number), a group's number (jit-compiled)."""
@@ -1028,7 +1033,7 @@ def _turn_rows(out, rows, shift):
             out[r, F_KEY] = (out[r, F_KEY] - 1 - shift) % NUMBERS + 1
 
 
-@kernel(I1, I1, I1, i64, i64, i64, boolean, i64, i64, SPACE, I2, I1, entry=True)
+@solver_kernel(I1, I1, I1, i64, i64, i64, boolean, i64, i64, SPACE, I2, I1, entry=True)
 def solve(table, pins, rack, objective, joker_value, g3max, cyclic, floor, cut, space, out, placed_out):
     """The best play of ``rack`` onto ``table`` (count vectors of 53, jokers at 52; the
     table's free jokers at 52, its bound jokers in ``pins``, by the tile each stands for,

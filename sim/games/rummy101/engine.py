@@ -491,7 +491,8 @@ def round_out(i, deck_len, players, ps, g, out_rounds, out_players):
         out_players[i, p, P_TURNS] = ps[p, PS_TURNS]
 
 
-@kernel(i64, i64, i64, I1, I1, SOLVER_ARRAYS, ROUND_SPACE, I1, I2, boolean, I2, I3, entry=True)
+# counted=False: it allocates nothing; see sim.jit.kernel
+@kernel(i64, i64, i64, I1, I1, SOLVER_ARRAYS, ROUND_SPACE, I1, I2, boolean, I2, I3, entry=True, counted=False)
 def play_rounds(seed, start, count, rp, policies, S, rs, deck_in, events, trace, out_rounds, out_players):
     """Play rounds ``start .. start+count-1`` of ``seed`` into the output arrays (``R_*``
     per round, ``P_*`` per player), one after another, in the scratch ``rs`` of
