@@ -2,7 +2,7 @@
 taken from played rounds, and side by side with the MILP solver ``rummikub-solver``.
 
     python benchmarks/bench_table.py [--rounds 40] [--seed 2026] [--reference 300]
-    python benchmarks/bench_table.py --house-rules 20000 [--repeats 3]
+    python benchmarks/bench_table.py --house-rules 20000 [--repeats 3] [--rule wrap_runs] [--slowest 10]
 
 Positions: every turn of an opened player in ``--rounds`` greedy rounds of 2 to 4 players
 (each opens with its best opening from the rack, then places the most value the table
@@ -25,8 +25,10 @@ for the record, with the bound one. Printed: the medians on those positions, the
 of the medians, and any disagreement with the free solve.
 
 With ``--house-rules N``: N positions of each house rule that changes what the solver is
-asked (:data:`HOUSE_RULES`), each from greedy rounds played under that rule, the solve
-and the whole turn timed and reported per rule.
+asked (:data:`HOUSE_RULES`, or those named by ``--rule``), each from greedy rounds played
+under that rule, the solve and the whole turn timed and reported per rule; ``--slowest K``
+adds where the slowest solves' time goes (positions visited, memo entries, the cost of
+a position) and the K slowest positions themselves.
 """
 
 from __future__ import annotations
@@ -126,8 +128,12 @@ def load_positions(rounds: int, seed: int, rules=None, wanted: int = 0, name: st
 
 
 def time_kernel(positions: list[dict], objective: int, repeats: int, bound: bool,
-                rules=None) -> tuple[list[float], list[int]]:
-    """The solver alone: ``bound``, the table's jokers pinned to their tiles; else free."""
+                rules=None, searched: list | None = None) -> tuple[list[float], list[int]]:
+    """The solver alone: ``bound``, the table's jokers pinned to their tiles; else free.
+    ``searched`` gets each solve's positions visited and memo entries (its last cut's,
+    with wrap-around runs)."""
+    from sim.games.rummikub.tablesolver import STATS
+
     rules = rules or RULES
     solver = Solver()
     times, tiles = [], []
@@ -142,6 +148,8 @@ def time_kernel(positions: list[dict], objective: int, repeats: int, bound: bool
             best = min(best, time.perf_counter() - t0)
         times.append(best * 1e6)
         tiles.append(int(solver.placed.sum()))
+        if searched is not None:
+            searched.append((int(solver.space[STATS + 2]), int(solver.space[STATS])))
     return times, tiles
 
 
@@ -226,23 +234,53 @@ def reference(positions: list[dict], repeats: int) -> tuple[list[float], list[in
     return times, tiles
 
 
-def house_rules(wanted: int, seed: int, repeats: int) -> None:
-    """Each house rule on positions of its own greedy rounds: the solve alone (the table's
-    jokers as the rule reads them: bound, pinned; free) and the whole turn (every freeing
-    the rack allows, locked melds set aside), value objective, every position kept."""
+def house_rules(wanted: int, seed: int, repeats: int, only: list[str] | None = None, slowest: int = 0) -> None:
+    """Each house rule (or those in ``only``) on positions of its own greedy rounds: the
+    solve alone (the table's jokers as the rule reads them: bound, pinned; free) and the
+    whole turn (every freeing the rack allows, locked melds set aside), value objective,
+    every position kept; then, with ``slowest``, where the slowest solves go."""
     sim.table_play("R1", "R2 R3 R4")  # compile or load the kernels
     print(f"{wanted:,} positions per house rule from its own greedy rounds of 2-4 players (seed {seed}), one core, "
           f"fastest of {repeats} calls each; value objective; us")
     print(f"  {'house rule':18s} {'':6s} {'median':>8s} {'p90':>8s} {'p99':>8s} {'mean':>8s} {'max':>10s}")
+    report = []
     for name, change in HOUSE_RULES.items():
+        if only and name not in only:
+            continue
         rules = RULES.replace(**change)
         positions = load_positions(0, seed, rules, wanted, name)[:wanted]
-        solve, _ = time_kernel(positions, 0, repeats, bound=rules.joker_moves == "bound", rules=rules)
+        searched: list = []
+        solve, _ = time_kernel(positions, 0, repeats, bound=rules.joker_moves == "bound", rules=rules,
+                               searched=searched)
         turn = time_turn(positions, repeats, rules)
         for what, times in (("solve", solve), ("turn", turn)):
             a = np.asarray(times)
             print(f"  {name if what == 'solve' else '':18s} {what:6s} {np.median(a):8.1f} {np.percentile(a, 90):8.1f} "
                   f"{np.percentile(a, 99):8.1f} {a.mean():8.1f} {a.max():10.1f}", flush=True)
+        report.append((name, positions, solve, searched))
+    for name, positions, solve, searched in report if slowest else []:
+        where_the_time_goes(name, positions, solve, searched, slowest)
+
+
+def where_the_time_goes(name: str, positions: list[dict], solve: list[float], searched: list, slowest: int) -> None:
+    """The share of all solve time in the slowest 1% of solves, the cost of a position
+    visited (us) in the bulk and in the tail, and the ``slowest`` solves one by one:
+    whether the tail is many positions visited or dear ones, and on what tables."""
+    t = np.asarray(solve)
+    visited = np.array([v for v, _ in searched], dtype=float)
+    order = np.argsort(t)[::-1]
+    tail = order[:max(1, len(t) // 100)]
+    per = t / np.maximum(visited, 1)
+    print(f"  {name}: the slowest 1% of solves take {t[tail].sum() / t.sum():.0%} of all solve time; positions "
+          f"visited, median {np.median(visited):.0f}, in the slowest 1% {np.median(visited[tail]):,.0f}; "
+          f"us per position visited, median {np.median(per):.3f}, in the slowest 1% {np.median(per[tail]):.3f}")
+    print(f"    {'us':>10s} {'visited':>10s} {'memo':>8s} {'table':>6s} {'rack':>5s} {'jokers':>7s}  table / rack")
+    for i in order[:slowest]:
+        p = positions[i]
+        tiles = [x for m in p["table"] for x in m.split()]
+        jokers = sum(x.startswith("J") for x in tiles) + sum(x == "J" for x in p["rack"].split())
+        print(f"    {t[i]:10.0f} {searched[i][0]:10,d} {searched[i][1]:8,d} {len(tiles):6d} "
+              f"{len(p['rack'].split()):5d} {jokers:7d}  {' | '.join(p['table'])} / {p['rack']}")
 
 
 def main() -> None:
@@ -254,13 +292,17 @@ def main() -> None:
                     help="also solve the first N positions with rummikub-solver")
     ap.add_argument("--house-rules", type=int, default=0, metavar="N",
                     help="time N positions of each house rule's own rounds (the issue's 20,000), then stop")
+    ap.add_argument("--rule", action="append", choices=list(HOUSE_RULES),
+                    help="with --house-rules: only this house rule (repeat for more)")
+    ap.add_argument("--slowest", type=int, default=0, metavar="K",
+                    help="with --house-rules: where the slowest solves go, and the K slowest")
     args = ap.parse_args()
 
     import numba
 
     numba.set_num_threads(1)
     if args.house_rules:
-        house_rules(args.house_rules, args.seed, args.repeats)
+        house_rules(args.house_rules, args.seed, args.repeats, args.rule, args.slowest)
         return
     everything = load_positions(args.rounds, args.seed)
     positions = [p for p in everything

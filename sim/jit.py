@@ -597,7 +597,10 @@ class _Worker:
 
         self.log = tempfile.TemporaryFile(mode="w+")  # noqa: SIM115 (open as long as the worker, closed by close)
         path = os.pathsep.join(p for p in sys.path if p and os.path.isdir(p))
-        self.process = subprocess.Popen([sys.executable, "-c", "from sim.jit import serve; serve()"],
+        # -P: the working directory is not put first on the path, so that the worker imports
+        # the same package as this process (its path, in order), not a ``sim`` that happens
+        # to be where the user stands (a benchmark of a copy run from the repository).
+        self.process = subprocess.Popen([sys.executable, "-P", "-c", "from sim.jit import serve; serve()"],
                                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.log,
                                         text=True,
                                         env={**os.environ, "PYTHONPATH": path, _PARENT_ENV: str(os.getpid())})

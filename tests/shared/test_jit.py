@@ -151,6 +151,22 @@ from tiny.callee import base
 def kept(x):
     return base(x) * 2
 '''
+def test_compile_workers_import_this_package_wherever_the_user_stands(tiny):
+    """The user's working directory holds another ``sim`` (a copy's benchmark run from the
+    repository): the worker processes still import the package this process runs, so the
+    kernels compile in them and load here (before, the workers imported the other one)."""
+    where, env = tiny
+    stand = where / "elsewhere"
+    (stand / "sim").mkdir(parents=True)
+    (stand / "sim" / "__init__.py").write_text("raise ImportError('the sim where the user stands')\n")
+    (where / "probe.py").write_text(PROBE)  # run as a script: its own directory first on its path
+    done = subprocess.run([sys.executable, str(where / "probe.py"), "2"], env=env, cwd=stand, capture_output=True,
+                          text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["compiled", "35", "0"]
+    assert "compiling in this process" not in done.stderr
+
+
 LINKED = '''
 from sim import jit
 from tiny.caller import WORKLOAD, entry, twice
