@@ -150,9 +150,9 @@ def _link_only_libraries() -> bool:
     fifth faster (669 against 551 four-player ``greedy`` rounds a second on one core,
     2026-12-05); for the other kernels it is no faster, and only costs compile time.
     Skipping an optimisation never changes what the code computes: a library marked by
-    mistake would only run slower (or, called from Python, fail at once: it would have no
-    Python wrapper either). Left alone under a numba whose code library lacks these
-    methods."""
+    mistake would only run slower (it would have no Python wrapper to be called through
+    either: a kernel with ``entry=False`` is never called from Python). Left alone under a
+    numba whose code library lacks these methods."""
     lib = getattr(codegen, "CPUCodeLibrary", None)
     methods = ("__init__", "_optimize_final_module", "_finalize_final_module")
     if lib is None or not all(hasattr(lib, m) for m in methods) or not hasattr(ll, "create_new_module_pass_manager"):
