@@ -147,8 +147,8 @@ def _link_only_libraries() -> bool:
     generation rewrites the IR it is given in place (its late passes: loop strength
     reduction and the like), and the IR callers link is that rewritten IR: the Rummikub
     table solver's, so rewritten and then optimised again in the engine, plays rounds a
-    fifth faster (669 against 551 four-player ``greedy`` rounds a second on one core,
-    2026-12-05); for the other kernels it is no faster, and only costs compile time.
+    fifth faster (669 four-player ``greedy`` rounds a second on one core, against 542 to 565
+    in four runs without it, 2026-12-05); for the other kernels it is no faster, and only costs compile time.
     Skipping an optimisation never changes what the code computes: a library marked by
     mistake would only run slower (it would have no Python wrapper to be called through
     either: a kernel with ``entry=False`` is never called from Python). Left alone under a
@@ -273,7 +273,7 @@ def kernel(*arg_types, parallel: bool = False, inline: bool = False, entry: bool
     nothing) and cannot be called from Python. ``counted=False``: a kernel that allocates
     nothing is compiled without numba's reference counting, so a call does not count its
     array arguments in and out (atomic operations that cost the table solver a fifth of
-    its time; and for an engine's entry, whose tuples hold dozens of arrays, a fifth of
+    its time; and for an engine's entry, whose tuples hold dozens of arrays, 8 to 20% of
     compiling it). The kernels it calls count their own. ``machine_code=True``: made into
     machine code even if only linked into callers, who then link the IR LLVM's code
     generation rewrote (see :func:`_link_only_libraries`; the Rummikub table solver's).

@@ -47,8 +47,8 @@ from sim.jit import I1, I2, boolean, i64, kernel, record_of
 from sim.solver.layout import F_COLOURS, F_FIRST, F_JOKERS, F_KEY, F_KIND, F_LEN, RUN, SET
 from sim.tiles import JOKER, NUMBERS
 
-# The solver's kernels keep their machine code, and callers link the IR its making rewrote:
-# rounds a fifth faster (sim.jit._link_only_libraries).
+# The solver's kernels keep their machine code, so that callers link the IR that LLVM's code
+# generation rewrote: Rummikub rounds a fifth faster (sim.jit._link_only_libraries).
 solver_kernel = functools.partial(kernel, machine_code=True)
 
 COLOURS = 4
