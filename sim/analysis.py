@@ -42,6 +42,9 @@ MAKE_DATA = ("Make data with `sim run --out DIR` or `sim sweep --grid FIELD=V1,V
              "and `make reference-report` the full reference data (data/reference, about 45 minutes).")
 # Round facts copied onto the players rows where present.
 ROUND_FACTS = ("stock_left", "pool_left", "table_tiles", "deal_id", "rotation")
+# A dataset in memory (in_memory) numbers its variants in a column of its own, so that the
+# clustered statistics need not read the variant columns' values row by row.
+VARIANT = "_variant"
 
 
 @dataclass(frozen=True)
@@ -62,6 +65,9 @@ class Dataset:
     tables: dict[str, pl.LazyFrame] = field(default_factory=dict)  # every table by name (cards: hands too)
     # Tables read once and kept (round_metrics_frame): a report asks the same of them many times.
     memo: dict[str, pl.DataFrame] = field(default_factory=dict, compare=False, repr=False)
+    # In memory, a variant at a time and each variant's rounds in order (in_memory): the
+    # clustered statistics then find a cluster's rows side by side (_cluster_runs).
+    ordered: bool = False
 
     @property
     def variants(self) -> list[dict]:
@@ -133,12 +139,48 @@ def open_dataset(path: str | Path) -> Dataset:
         return Dataset(path, manifest, keys, tables[family.tables[0]], tables["players"], family.id_column, tables)
     rounds = pl.scan_parquet(str(path / "rounds" / "**" / "*.parquet"), hive_partitioning=True)
     players = pl.scan_parquet(str(path / "players" / "**" / "*.parquet"), hive_partitioning=True)
+    players = players.join(rounds.select(_round_columns(rounds, keys, family)), on=["round_id", *keys], how="left")
+    return Dataset(path, manifest, keys, rounds, players, tables={"rounds": rounds, "players": players})
+
+
+def _round_columns(rounds: pl.LazyFrame, keys: Sequence[str], family) -> list:
+    """The columns of the rounds table copied onto its players rows (see :class:`Dataset`)."""
     present = rounds.collect_schema().names()
     settings = family.rules_class.field_names()  # the rules columns of the rounds table, where present
-    round_cols = ["round_id", *keys, "finish", "winner_seat", pl.col("turns").alias("round_turns"),
-                  *[c for c in (*ROUND_FACTS, "winners", *settings) if c not in keys and c in present]]
-    players = players.join(rounds.select(round_cols), on=["round_id", *keys], how="left")
-    return Dataset(path, manifest, keys, rounds, players, tables={"rounds": rounds, "players": players})
+    return ["round_id", *keys, "finish", "winner_seat", pl.col("turns").alias("round_turns"),
+            *[c for c in (*ROUND_FACTS, "winners", *settings) if c not in keys and c in present]]
+
+
+def in_memory(ds: Dataset) -> Dataset:
+    """``ds`` with its rounds and players tables read into memory once (about 100 bytes a
+    player row: 3.4 GB for the reference's 12 million rounds of four variants' sweep), for
+    a caller asking many questions of the same rows, as a report does: each question then
+    reads no file and joins nothing again.
+
+    The rows come a variant at a time, in the order of the manifest, and within a variant
+    in the order played (each round's players together, rounds in the order of their ids):
+    :func:`cluster_sums` counts on it. Card matches keep their scans (their tables are
+    their family's)."""
+    if ds.unit_id != "round_id":
+        return ds
+    from sim.games import family_of_manifest
+
+    cols = _round_columns(ds.rounds, ds.keys, family_of_manifest(ds.manifest, ds.path / "manifest.json"))
+    schema = ds.rounds.collect_schema()
+    rounds, players = [], []
+    for i, v in enumerate(ds.variants or [{"partition": {}}]):
+        match = [pl.col(k) == _literal(v["partition"][k], schema[k]) for k in ds.keys]
+        number = pl.lit(i, dtype=pl.UInt16).alias(VARIANT)
+        r = (ds.rounds.filter(*match) if match else ds.rounds).with_columns(number).collect()
+        p = pl.scan_parquet(str(ds.path / "players" / "**" / "*.parquet"), hive_partitioning=True)
+        p = (p.filter(*match) if match else p).with_columns(number).collect()
+        rounds.append(r)
+        players.append(p.join(r.lazy().select(cols).collect(), on=["round_id", *ds.keys], how="left",
+                              maintain_order="left"))  # the players' order, as written
+    # in the order played, as written (a dataset that is not keeps to the slower paths)
+    ordered = all(t["round_id"].is_sorted() for t in (*rounds, *players))
+    r, p = pl.concat(rounds, rechunk=False).lazy(), pl.concat(players, rechunk=False).lazy()
+    return Dataset(ds.path, ds.manifest, ds.keys, r, p, tables={"rounds": r, "players": p}, ordered=ordered)
 
 
 def skill(ds: Dataset) -> dict:
@@ -199,7 +241,11 @@ def clustered_intervals_many(ds: Dataset, lf: pl.LazyFrame, group: Sequence[str]
         return _intervals((per.group_by(*group).agg(*aggs) if group else per.select(*aggs)).collect(), group,
                           values, names)
     if cluster not in lf.collect_schema().names():
-        lf = lf.join(ds.rounds.select(ds.unit_id, *ds.keys, cluster), on=[ds.unit_id, *ds.keys], how="left")
+        lf = lf.join(ds.rounds.select(ds.unit_id, *ds.keys, cluster), on=[ds.unit_id, *ds.keys], how="left",
+                     maintain_order="left")
+    runs = _cluster_runs(ds, lf, group, {names[p]: e for p, (e, _) in values.items()})
+    if runs is not None:
+        return _intervals(runs.moments(list(names.values())), group, values, names)
     sums = [a for v in names.values()
             for a in (pl.col(v).sum().alias(f"{v}_y"), pl.col(v).count().cast(pl.Float64).alias(f"{v}_m"))]
     per = _per_cluster(ds, lf.select(*group, cluster, *[e.cast(pl.Float64).alias(names[p])
@@ -213,6 +259,167 @@ def clustered_intervals_many(ds: Dataset, lf: pl.LazyFrame, group: Sequence[str]
                  (m > 0).sum().alias(f"{v}_g")]
     return _intervals((per.group_by(*group).agg(*aggs) if group else per.select(*aggs)).collect(), group,
                       values, names)
+
+
+def _codes(df: pl.DataFrame, lead: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray] | None:
+    """A small integer from 0 for each row's combination of ``df``'s columns (after ``lead``,
+    small integers of each row already: a variant's number), and each combination's first
+    row; None when the combinations could be too many to count in an array."""
+    code = np.zeros(df.height, dtype=np.int64) if lead is None else lead.astype(np.int64)
+    size = 1 if lead is None else int(lead.max(initial=0)) + 1
+    for name in df.columns:
+        col = df[name]
+        if not (col.dtype.is_integer() or col.dtype in (pl.Boolean, pl.String, pl.Categorical)
+                or isinstance(col.dtype, pl.Enum)):
+            return None
+        if col.dtype == pl.String:
+            col = _string_codes(col)
+        col = col.to_physical()
+        if col.dtype == pl.Boolean:
+            col = col.cast(pl.UInt8)
+        low, high = col.min(), col.max()
+        if low is None:  # nulls only
+            low = high = 0
+        span = int(high) - int(low) + 2  # the last for null
+        if size * span > 1 << 24:
+            return None
+        code = code * span + (col.cast(pl.Int64) - int(low)).fill_null(span - 1).to_numpy()
+        size *= span
+    seen = np.bincount(code, minlength=size) > 0
+    dense = np.cumsum(seen) - 1
+    code = dense[code]
+    first = np.empty(int(seen.sum()), dtype=np.int64)
+    first[code[::-1]] = np.arange(code.size - 1, -1, -1)  # each combination's first row
+    return code, first
+
+
+def _string_codes(col: pl.Series) -> pl.Series:
+    """A text column as integers, equal texts alike: by its stretches of equal values where few
+    (a variant's name over its millions of rows), else hashed (a category)."""
+    if col.len() == 0:
+        return col.cast(pl.Categorical)
+    stretch = col.rle_id()
+    if int(stretch[-1]) > col.len() // 64:
+        return col.cast(pl.Categorical)
+    starts = np.flatnonzero(np.r_[True, np.diff(stretch.to_numpy()) != 0])
+    return col.gather(starts).cast(pl.Categorical).to_physical().gather(stretch)
+
+
+@dataclass
+class _Runs:
+    """The rows of a query in clusters side by side: each row's cluster (``run``, counted from
+    0 in row order), its group's code (``group``, the combinations in ``groups``), and the
+    columns of ``data``. Sums over a cluster's rows of a group are then sums over stretches of
+    rows, which a stable sort of nearly sorted keys and :func:`numpy.add.reduceat` find without
+    a hash table of every cluster (a reference sweep has 12 million)."""
+
+    run: np.ndarray
+    group: np.ndarray
+    groups: pl.DataFrame
+    data: pl.DataFrame
+
+    def _stretches(self, cell: np.ndarray, cells: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The row order putting each (cluster, cell) together, where each starts in it, and its cell."""
+        key = self.run * cells + cell
+        order = None if np.all(key[1:] >= key[:-1]) else np.argsort(key, kind="stable")  # nearly sorted: quick
+        k = key if order is None else key[order]
+        starts = np.flatnonzero(np.r_[True, k[1:] != k[:-1]]) if k.size else np.zeros(0, dtype=np.int64)
+        return order, starts, k[starts] % cells if k.size else k
+
+    def moments(self, names: list[str]) -> pl.DataFrame:
+        """Each group's cluster statistics of each column of ``names`` (nulls left out), as
+        :func:`clustered_intervals_many` names them (``{name}_n``, ``_sy``, ``_syy``, ``_sym``,
+        ``_smm``, ``_g``)."""
+        groups = self.groups.height
+        order, starts, cell = self._stretches(self.group, groups)
+        out = self.groups
+
+        def ordered(a: np.ndarray) -> np.ndarray:
+            return a if order is None else a[order]
+
+        every = np.diff(np.r_[starts, self.run.size]).astype(np.float64)  # rows of a (cluster, group)
+        for name in names:
+            x = self.data[name].cast(pl.Float64)
+            y = np.add.reduceat(ordered(x.fill_null(0.0).to_numpy()), starts) if starts.size else np.zeros(0)
+            m = every  # the rows counted: those not null
+            if x.null_count():
+                m = np.add.reduceat(ordered(x.is_not_null().to_numpy()).astype(np.float64), starts)
+            out = out.with_columns(
+                pl.Series(f"{name}_{s}", np.bincount(cell, weights=w, minlength=groups))
+                for s, w in (("n", m), ("sy", y), ("syy", y * y), ("sym", y * m), ("smm", m * m),
+                             ("g", (m > 0).astype(np.float64))))
+        return out
+
+    def category_moments(self, category: str, sums: list[str]) -> pl.DataFrame:
+        """Each group's categories with their cluster statistics, as :func:`category_shares`
+        gathers them: per category ``_sy``, ``_syy``, ``_sym`` and the plain sums of ``sums``;
+        per group ``_g``, ``_n``, ``_smm``."""
+        found = _codes(self.data.select(category))
+        if found is None:
+            return None
+        cat, first = found
+        cats = self.data.select(category)[first]
+        ncat = cats.height
+        cell = self.group * ncat + cat
+        cells = self.groups.height * ncat
+        order, starts, pair_cell = self._stretches(cell, cells)
+        y = np.diff(np.r_[starts, cell.size]).astype(np.float64)  # rows of a cluster and category
+        gorder, gstarts, pair_group = self._stretches(self.group, self.groups.height)
+        m_of = np.diff(np.r_[gstarts, cell.size]).astype(np.float64)  # rows of a cluster and group
+        # each (cluster, category) stretch's (cluster, group) stretch: the keys sort alike
+        gkey = self.run[gstarts if gorder is None else gorder[gstarts]] * self.groups.height + pair_group
+        m = m_of[np.searchsorted(gkey, self.run[starts if order is None else order[starts]] * self.groups.height
+                                 + pair_cell // ncat)]
+        used = np.flatnonzero(np.bincount(pair_cell, minlength=cells) > 0)
+        g_of = used // ncat
+
+        def per_cell(w):
+            return np.bincount(pair_cell, weights=w, minlength=cells)[used]
+
+        def per_group(w):
+            return np.bincount(pair_group, weights=w, minlength=self.groups.height)[g_of]
+
+        df = pl.concat([self.groups[g_of], cats[used % ncat]], how="horizontal")
+        return df.with_columns(
+            pl.Series("_sy", per_cell(y)), pl.Series("_syy", per_cell(y * y)), pl.Series("_sym", per_cell(y * m)),
+            *[pl.Series(f"{s}", np.bincount(cell, weights=self.data[s].cast(pl.Float64).fill_null(0.0).to_numpy(),
+                                            minlength=cells)[used]) for s in sums],
+            pl.Series("_g", per_group(np.ones(gstarts.size))), pl.Series("_n", per_group(m_of)),
+            pl.Series("_smm", per_group(m_of * m_of)))
+
+
+def _cluster_runs(ds: Dataset, lf: pl.LazyFrame, group: list[str], values: dict[str, pl.Expr],
+                  category: str | None = None) -> _Runs | None:
+    """``lf``'s rows as :class:`_Runs` when ``ds`` is in memory in order (:func:`in_memory`)
+    and ``group`` holds every variant column (so no cluster spans variants), else None (the
+    caller groups by cluster in polars)."""
+    if not ds.ordered or not group or not set(ds.keys) <= set(group):
+        return None
+    numbered = VARIANT in lf.collect_schema().names()
+    cols = [*group, *([VARIANT] if numbered else []), ds.cluster, *([category] if category else [])]
+    df = lf.select(*cols, *[e.alias(n) for n, e in values.items()]).collect()
+    if df[ds.cluster].null_count():
+        return None
+    lead = df[VARIANT].to_numpy() if numbered else None
+    found = _codes(df.select([g for g in group if g not in ds.keys] if numbered else group), lead)
+    if found is None:
+        return None
+    code, first = found
+    groups = df.select(group)[first]
+    # the variant of each row (group holds the variant columns)
+    if numbered:
+        variant = lead
+    else:
+        variant = (_codes(groups.select(ds.keys))[0] if ds.keys else np.zeros(groups.height, dtype=np.int64))[code]
+    cluster = df[ds.cluster].to_numpy()
+    new_variant = variant[1:] != variant[:-1]
+    new_cluster = cluster[1:] != cluster[:-1]
+    # a cluster's rows side by side: within a variant the ids only grow, and each variant comes once
+    if np.any(new_cluster & ~new_variant & (cluster[1:] < cluster[:-1])) or (
+            int(new_variant.sum()) + 1 != (np.count_nonzero(np.bincount(variant)) if variant.size else 1)):
+        return None
+    run = np.r_[0, np.cumsum(new_cluster | new_variant)] if df.height else np.zeros(0, dtype=np.int64)
+    return _Runs(run, code, groups, df.drop(group, *([VARIANT] if numbered else [])))
 
 
 def _per_cluster(ds: Dataset, lf: pl.LazyFrame, group: list[str], query) -> pl.LazyFrame:
@@ -272,7 +479,12 @@ def category_shares(ds: Dataset, lf: pl.LazyFrame, group: Sequence[str], categor
                 .select(*group, category, "k", "n", "share", "ci_low", "ci_high", *sums)
                 .sort(*group, category, nulls_last=True))
     if cluster not in lf.collect_schema().names():
-        lf = lf.join(ds.rounds.select(ds.unit_id, *ds.keys, cluster), on=[ds.unit_id, *ds.keys], how="left")
+        lf = lf.join(ds.rounds.select(ds.unit_id, *ds.keys, cluster), on=[ds.unit_id, *ds.keys], how="left",
+                     maintain_order="left")
+    runs = _cluster_runs(ds, lf, group, {f"_s_{k}": e for k, e in sums.items()}, category)
+    df = runs.category_moments(category, [f"_s_{k}" for k in sums]) if runs is not None else None
+    if df is not None:
+        return _category_frame(df, group, category, sums)
     per = _per_cluster(ds, lf, group, lambda x, by: (
         x.group_by(*by, cluster, category)
         .agg(pl.len().cast(pl.Float64).alias("_y"), *[e.cast(pl.Float64).sum().alias(f"_s_{k}") for k, e in
@@ -286,6 +498,11 @@ def category_shares(ds: Dataset, lf: pl.LazyFrame, group: Sequence[str], categor
                                                 (y * m).sum().alias("_sym"),
                                                 *[pl.col(f"_s_{k}").sum() for k in sums])
     df = counts.join(totals, on=group, how="left", nulls_equal=True) if group else counts.join(totals, how="cross")
+    return _category_frame(df, group, category, sums)
+
+
+def _category_frame(df: pl.DataFrame, group: list[str], category: str, sums: dict[str, pl.Expr]) -> pl.DataFrame:
+    """:func:`category_shares`'s answer from the cluster statistics of each group's categories."""
     acc = np.stack([df[c].cast(pl.Float64).to_numpy() for c in ("_g", "_n", "_sy", "_syy", "_sym", "_smm")])
     _, lo, hi = cluster_interval(acc, True)
     return (df.with_columns(pl.Series("ci_low", np.atleast_1d(lo)), pl.Series("ci_high", np.atleast_1d(hi)))
@@ -496,6 +713,15 @@ def win_shares(ds: Dataset, by: Sequence[str] | None = None) -> pl.DataFrame:
     return with_intervals(wilson_shares(df), clustered_intervals(ds, ds.players, group, won, True), group)
 
 
+def _each_round(ds: Dataset) -> list:
+    """What tells a round from every other of ``ds`` (its variant and id), for a window over
+    its players: in memory in order (:func:`in_memory`), one sorted number, which polars
+    groups without hashing."""
+    if ds.ordered and VARIANT in ds.players.collect_schema().names():
+        return [(pl.col(VARIANT).cast(pl.Int64) * (1 << 40) + pl.col("round_id")).set_sorted()]
+    return [*ds.keys, "round_id"]
+
+
 def seat_advantage(ds: Dataset, by: Sequence[str] | None = None) -> pl.DataFrame:
     """Each seat's win share and mean score, and its edge over the table: the seat's value
     minus the mean of all seats in the same round (a win alone counts 1; T-END-1 and
@@ -512,7 +738,7 @@ def seat_advantage(ds: Dataset, by: Sequence[str] | None = None) -> pl.DataFrame
     and ``players``.
     """
     group = [*group_columns(ds, by, ("players",)), "seat"]
-    table = [*ds.keys, "round_id"]
+    table = _each_round(ds)
     won = (pl.col("winner_seat") == pl.col("seat")).fill_null(False).cast(pl.Float64)
     score = pl.col("score").cast(pl.Float64)
     values = {"win": won, "win_edge": won - won.mean().over(table),
@@ -598,7 +824,9 @@ def round_metrics(ds: Dataset) -> pl.LazyFrame:
         return mod.unit_metrics(ds)
     won = (pl.col("winner_seat") == pl.col("seat")).fill_null(False)
     lost = ~won_or_shared(ds)
-    per_round = by_variant(ds, ds.players, lambda lf: lf.group_by("round_id", maintain_order=True).agg(
+    # in memory in order, a variant's rounds are sorted by id: polars groups them without hashing
+    players = ds.players.with_columns(pl.col("round_id").set_sorted()) if ds.ordered else ds.players
+    per_round = by_variant(ds, players, lambda lf: lf.group_by("round_id", maintain_order=True).agg(
         ((pl.col("open_turn") <= 3).fill_null(False)).mean().alias("opened_by_3"),
         (~pl.col("opened")).mean().alias("never_opened"),
         (-pl.col("score")).filter(lost).mean().alias("mean_penalty"),
@@ -616,7 +844,7 @@ def round_metrics(ds: Dataset) -> pl.LazyFrame:
     rounds = ds.rounds.select(
         "round_id", *ds.keys, *([ds.cluster] if ds.cluster != "round_id" else []), pl.col("turns").cast(pl.Float64),
         *[finish.is_in(kinds).cast(pl.Float64).alias(name) for name, (_, kinds) in own.items()])
-    return rounds.join(per_round, on=["round_id", *ds.keys])
+    return rounds.join(per_round, on=["round_id", *ds.keys], maintain_order="left")
 
 
 def round_metrics_frame(ds: Dataset) -> pl.DataFrame:
@@ -718,12 +946,13 @@ def compare_variants(ds: Dataset, baseline: dict, metrics: Sequence[str] | None 
         raise DatasetError(f"no rounds for the baseline {baseline}")
     others = data.filter(~pl.all_horizontal(match))
     variants = others.partition_by(keys, as_dict=True)
+    rest = [k for k in keys if k not in baseline]
+    bases = base.partition_by(rest, as_dict=True) if rest else {(): base}
     rows = []
     for combo in others.select(keys).unique().sort(keys).rows(named=True):
         v = variants[tuple(combo[k] for k in keys)]
-        pair_on = [ds.unit_id] + [k for k in keys if k not in baseline]
-        joined = v.join(base.drop([k for k in baseline]), on=pair_on if len(pair_on) > 1 else ds.unit_id,
-                        suffix="_base")
+        pair_on = [ds.unit_id, *rest]
+        joined = _paired(v, bases.get(tuple(combo[k] for k in rest)), base, list(baseline), pair_on)
         label = ", ".join(f"{k}={str(val).lower() if isinstance(val, bool) else val}" for k, val in combo.items())
         deal = cluster_codes(joined[ds.cluster].to_numpy())
         for m in metrics:
@@ -736,6 +965,17 @@ def compare_variants(ds: Dataset, baseline: dict, metrics: Sequence[str] | None 
             rows.append({"variant": label, "metric": m, "n": n, "baseline": b, "value": a, "diff": diff,
                          "ci_low": low, "ci_high": high, "unpaired_half_width": float(unpaired)})
     return pl.DataFrame(rows)
+
+
+def _paired(v: pl.DataFrame, b: pl.DataFrame | None, base: pl.DataFrame, baseline: list[str],
+            pair_on: list[str]) -> pl.DataFrame:
+    """A variant's units ``v`` beside the baseline's (``base``; ``b``: its units with ``v``'s other
+    swept values, if known) on the same units: the baseline's columns suffixed ``_base``. Side by
+    side when both hold the same units in the same order (a sweep's variants play the same
+    rounds), else joined."""
+    if b is not None and b.height == v.height and np.array_equal(b[pair_on[0]].to_numpy(), v[pair_on[0]].to_numpy()):
+        return pl.concat([v, b.drop(*baseline, *pair_on).rename(lambda c: f"{c}_base")], how="horizontal")
+    return v.join(base.drop(baseline), on=pair_on if len(pair_on) > 1 else pair_on[0], suffix="_base")
 
 
 # --- the same findings played by other bots -----------------------------------------------------
@@ -884,15 +1124,18 @@ def compare_seat_edges(a: Dataset, b: Dataset) -> pl.DataFrame:
     keys = list(a.keys)
     table = [*keys, "round_id"]
 
-    def edges(ds: Dataset) -> pl.LazyFrame:
+    def edges(ds: Dataset, other: Dataset) -> pl.LazyFrame:
         won = (pl.col("winner_seat") == pl.col("seat")).fill_null(False).cast(pl.Float64)
         score = pl.col("score").cast(pl.Float64)
-        return ds.players.select(*table, "seat", *([ds.cluster] if ds.cluster not in table else []),
-                                 (won - won.mean().over(table)).alias("win_edge"),
-                                 (score - score.mean().over(table)).alias("score_edge"))
+        # the rounds the other played only (whole rounds: the same edges): a greedy sweep of
+        # millions beside an expert one of thousands is not windowed whole
+        both = ds.players.join(other.rounds.select(*table), on=table, how="semi", maintain_order="left")
+        return both.select(*table, "seat", *([ds.cluster] if ds.cluster not in table else []),
+                           (won - won.mean().over(table)).alias("win_edge"),
+                           (score - score.mean().over(table)).alias("score_edge"))
 
-    data = edges(a).join(edges(b).select(*table, "seat", "win_edge", "score_edge"), on=[*table, "seat"],
-                         suffix="_b").collect()
+    data = edges(a, b).join(edges(b, a).select(*table, "seat", "win_edge", "score_edge"), on=[*table, "seat"],
+                            suffix="_b").collect()
     rows = []
     for (*combo, seat), sub in data.group_by([*keys, "seat"], maintain_order=True):
         deal = cluster_codes(sub[a.cluster].to_numpy())

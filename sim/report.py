@@ -685,7 +685,8 @@ def _classify(sources: list[Path]) -> tuple[list[A.Dataset], list[Path]]:
     for src in sources:
         src = Path(src)
         if src.is_dir():
-            datasets.append(A.open_dataset(src))
+            # read once: the report asks dozens of questions of the same rows
+            datasets.append(A.in_memory(A.open_dataset(src)))
         elif src.suffix == ".parquet":
             if read_metadata(src).get("kind") != "deal-stats":
                 raise DatasetError(f"{src}: not a deal-stats table (give run directories as directories)")

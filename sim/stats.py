@@ -85,7 +85,10 @@ def cluster_stats(values, clusters=None, codes: bool = False) -> np.ndarray:
 
 def cluster_codes(clusters) -> np.ndarray:
     """Cluster ids as integers from 0 (the same order), for :func:`cluster_stats` ``codes``."""
-    return np.unique(np.asarray(clusters), return_inverse=True)[1]
+    ids = np.asarray(clusters)
+    if ids.ndim == 1 and ids.size and np.all(ids[1:] >= ids[:-1]):  # sorted already: no sort
+        return np.r_[0, np.cumsum(ids[1:] != ids[:-1])]
+    return np.unique(ids, return_inverse=True)[1]
 
 
 def cluster_se(acc: np.ndarray) -> tuple:

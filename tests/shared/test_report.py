@@ -355,6 +355,15 @@ def test_compare_bots_pairs_the_same_rounds_and_marks_every_finding(bot_sweeps):
     assert (same["change"] == 0).all() and (same["verdict"] == "holds").all()
     edges = compare_seat_edges(greedy, careful)
     assert edges.height == 4 and (edges["a_score_edge"].abs() > 0).all()
+    # read into memory, as the report reads them: the same edges and findings
+    from polars.testing import assert_frame_equal
+
+    from sim.analysis import in_memory
+
+    g, c = in_memory(greedy), in_memory(careful)
+    assert_frame_equal(compare_seat_edges(g, c), edges, rel_tol=1e-9)
+    assert_frame_equal(compare_bots(g, c, {"open_points": 101}, ["opened_by_3", "mean_penalty"]), comp,
+                       rel_tol=1e-9)
     assert edges.filter(pl.col("seat") == 0)["a_score_edge"].to_list() == pytest.approx(
         (-edges.filter(pl.col("seat") == 1)["a_score_edge"]).to_list())  # two seats: opposite edges
     # the levels: each side's mean is the sweep's own, and the effects are their differences
