@@ -64,7 +64,7 @@ class Dataset:
     unit_id: str = "round_id"  # the id column of a unit (card matches: match_id)
     tables: dict[str, pl.LazyFrame] = field(default_factory=dict)  # every table by name (cards: hands too)
     # Tables read once and kept (round_metrics_frame): a report asks the same of them many times.
-    memo: dict[str, pl.DataFrame] = field(default_factory=dict, compare=False, repr=False)
+    memo: dict[str, object] = field(default_factory=dict, compare=False, repr=False)
     # In memory, a variant at a time and each variant's rounds in order (in_memory): the
     # clustered statistics then find a cluster's rows side by side (_cluster_runs).
     ordered: bool = False
@@ -321,10 +321,16 @@ class _Runs:
     def _stretches(self, cell: np.ndarray, cells: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The row order putting each (cluster, cell) together, where each starts in it, and its cell."""
         key = self.run * cells + cell
-        order = None if np.all(key[1:] >= key[:-1]) else np.argsort(key, kind="stable")  # nearly sorted: quick
-        k = key if order is None else key[order]
-        starts = np.flatnonzero(np.r_[True, k[1:] != k[:-1]]) if k.size else np.zeros(0, dtype=np.int64)
-        return order, starts, k[starts] % cells if k.size else k
+        if not key.size:
+            return None, np.zeros(0, dtype=np.int64), key
+        step = np.diff(key)
+        order = None
+        if step.size and step.min() < 0:  # a cluster's rows out of the groups' order
+            order = np.argsort(key, kind="stable")  # nearly sorted: quick
+            key = key[order]
+            step = np.diff(key)
+        starts = np.concatenate(([0], np.flatnonzero(step) + 1))
+        return order, starts, key[starts] % cells
 
     def moments(self, names: list[str]) -> pl.DataFrame:
         """Each group's cluster statistics of each column of ``names`` (nulls left out), as
@@ -364,12 +370,14 @@ class _Runs:
         cells = self.groups.height * ncat
         order, starts, pair_cell = self._stretches(cell, cells)
         y = np.diff(np.r_[starts, cell.size]).astype(np.float64)  # rows of a cluster and category
-        gorder, gstarts, pair_group = self._stretches(self.group, self.groups.height)
-        m_of = np.diff(np.r_[gstarts, cell.size]).astype(np.float64)  # rows of a cluster and group
-        # each (cluster, category) stretch's (cluster, group) stretch: the keys sort alike
-        gkey = self.run[gstarts if gorder is None else gorder[gstarts]] * self.groups.height + pair_group
-        m = m_of[np.searchsorted(gkey, self.run[starts if order is None else order[starts]] * self.groups.height
-                                 + pair_cell // ncat)]
+        # The stretches run by cluster, then group, then category: a (cluster, group)'s
+        # categories come one after the other, so its rows are theirs summed.
+        run = self.run[starts if order is None else order[starts]]
+        grp = pair_cell // ncat
+        gstarts = np.flatnonzero(np.r_[True, (run[1:] != run[:-1]) | (grp[1:] != grp[:-1])]) if y.size else starts
+        m_of = np.add.reduceat(y, gstarts) if y.size else y  # rows of a cluster and group
+        pair_group = grp[gstarts]
+        m = np.repeat(m_of, np.diff(np.r_[gstarts, y.size]))
         used = np.flatnonzero(np.bincount(pair_cell, minlength=cells) > 0)
         g_of = used // ncat
 
@@ -1075,12 +1083,18 @@ def compare_bots(a: Dataset, b: Dataset, baseline: dict, metrics: Sequence[str] 
 
 def _both_played(a: Dataset, b: Dataset, metrics: Sequence[str]) -> pl.DataFrame:
     """One row per round (match) and variant that both sweeps played: ``a``'s metrics, ``b``'s
-    with the suffix ``_b``, and the deal to cluster by."""
+    with the suffix ``_b``, and the deal to cluster by (joined once for every metric and kept
+    in ``a.memo``: a report asks it of every swept field)."""
     on = [a.unit_id, *a.keys]
     da = round_metrics_frame(a)
     columns = [c for c in da.columns if c in metrics or (c.rsplit(":", 1)[0] in metrics and ":" in c)]
-    db = round_metrics_frame(b).select(*on, *columns)
-    return da.select(*on, *([a.cluster] if a.cluster not in on else []), *columns).join(db, on=on, suffix="_b")
+    name = f"both played:{id(b)}"
+    if name not in a.memo or a.memo[name][0] is not b:
+        every = [c for c in da.columns if c not in (*on, a.cluster)]
+        a.memo[name] = (b, da.select(*on, *([a.cluster] if a.cluster not in on else []), *every)
+                        .join(round_metrics_frame(b).select(*on, *every), on=on, suffix="_b"))
+    both = a.memo[name][1]
+    return both.select(*on, *([a.cluster] if a.cluster not in on else []), *columns, *[f"{c}_b" for c in columns])
 
 
 def bot_levels(a: Dataset, b: Dataset, metrics: Sequence[str] | None = None) -> pl.DataFrame:
