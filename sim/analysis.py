@@ -285,6 +285,10 @@ def _codes(df: pl.DataFrame, lead: np.ndarray | None = None) -> tuple[np.ndarray
             return None
         code = code * span + (col.cast(pl.Int64) - int(low)).fill_null(span - 1).to_numpy()
         size *= span
+    if not df.width and lead is not None and code.size and np.all(code[1:] >= code[:-1]):
+        # the variants' numbers alone, in order (a dataset in memory): each from where it starts
+        first = np.flatnonzero(np.r_[True, code[1:] != code[:-1]])
+        return np.repeat(np.arange(first.size), np.diff(np.r_[first, code.size])), first
     seen = np.bincount(code, minlength=size) > 0
     dense = np.cumsum(seen) - 1
     code = dense[code]
@@ -344,16 +348,26 @@ class _Runs:
             return a if order is None else a[order]
 
         every = np.diff(np.r_[starts, self.run.size]).astype(np.float64)  # rows of a (cluster, group)
+
+        def per_group(w: np.ndarray) -> np.ndarray:
+            return np.bincount(cell, weights=w, minlength=groups)
+
+        sizes = None  # the sizes' sums when every row counts, found once for every value
         for name in names:
             x = self.data[name].cast(pl.Float64)
             y = np.add.reduceat(ordered(x.fill_null(0.0).to_numpy()), starts) if starts.size else np.zeros(0)
-            m = every  # the rows counted: those not null
-            if x.null_count():
+            if x.null_count():  # the rows counted: those not null
                 m = np.add.reduceat(ordered(x.is_not_null().to_numpy()).astype(np.float64), starts)
+                counted = (per_group(m), per_group(m * m), per_group((m > 0).astype(np.float64)))
+            else:
+                m = every
+                sizes = sizes or (per_group(m), per_group(m * m),
+                                  np.bincount(cell, minlength=groups).astype(np.float64))
+                counted = sizes
             out = out.with_columns(
-                pl.Series(f"{name}_{s}", np.bincount(cell, weights=w, minlength=groups))
-                for s, w in (("n", m), ("sy", y), ("syy", y * y), ("sym", y * m), ("smm", m * m),
-                             ("g", (m > 0).astype(np.float64))))
+                pl.Series(f"{name}_{s}", w)
+                for s, w in (("n", counted[0]), ("sy", per_group(y)), ("syy", per_group(y * y)),
+                             ("sym", per_group(y * m)), ("smm", counted[1]), ("g", counted[2])))
         return out
 
     def category_moments(self, category: str, sums: list[str]) -> pl.DataFrame:

@@ -115,10 +115,14 @@ def outcomes(ds: Dataset, by: Sequence[str] | None = None) -> pl.DataFrame:
     """
     group = group_columns(ds, by, ("players",))
     won = (pl.col("winner_seat") == pl.col("seat")).fill_null(False)
-    outcome = (pl.when(won).then(pl.lit("won"))
-               .when(~pl.col("opened")).then(pl.lit("lost, never opened"))
-               .otherwise(pl.lit("lost, opened with ") + pl.col("open_kind").cast(pl.String))).alias("outcome")
-    return category_shares(ds, ds.players.with_columns(outcome), group, "outcome", {"mean_score": pl.col("score")})
+    # as categories in the order of their names (no text built for each of millions of players)
+    kinds = ["lost, never opened", "lost, opened with melds", "lost, opened with pairs", "won"]
+    name = {k: pl.lit(k, dtype=pl.Enum(kinds)) for k in kinds}
+    outcome = (pl.when(won).then(name["won"]).when(~pl.col("opened")).then(name["lost, never opened"])
+               .when(pl.col("open_kind") == "melds").then(name["lost, opened with melds"])
+               .when(pl.col("open_kind") == "pairs").then(name["lost, opened with pairs"])).alias("outcome")
+    shares = category_shares(ds, ds.players.with_columns(outcome), group, "outcome", {"mean_score": pl.col("score")})
+    return shares.with_columns(pl.col("outcome").cast(pl.String))
 
 
 def penalty_distribution(ds: Dataset, by: Sequence[str] | None = None) -> pl.DataFrame:
