@@ -87,7 +87,7 @@ lab: $(VENV)/.dev $(NB)/.done
 		$(if $(filter 0,$(shell id -u)),--allow-root) notebooks
 
 # The reference report (reports/reference): about 22 million rounds and 20 million dealt
-# racks, about 45 minutes on 2 cores, then the report step, 3 min 4 s and 15.1 GB of memory
+# racks, about 45 minutes on 2 cores, then the report step, 2 min 39 s and 15.3 GB of memory
 # at its peak (2026-12-05; the code before: 6 min 26 s, 12.9 GB). Reruns skip what data/reference already holds.
 REF := data/reference
 reference-report: $(VENV)/.core

@@ -31,6 +31,7 @@ import numpy as np
 import polars as pl
 
 from sim import chunks
+from sim.clusters import cluster_sums
 from sim.errors import DatasetError
 from sim.games import family_of_manifest, rules_from_dict, rules_from_json
 from sim.rules import Rules
@@ -244,8 +245,9 @@ def clustered_intervals_many(ds: Dataset, lf: pl.LazyFrame, group: Sequence[str]
         lf = lf.join(ds.rounds.select(ds.unit_id, *ds.keys, cluster), on=[ds.unit_id, *ds.keys], how="left",
                      maintain_order="left")
     runs = _cluster_runs(ds, lf, group, {names[p]: e for p, (e, _) in values.items()})
-    if runs is not None:
-        return _intervals(runs.moments(list(names.values())), group, values, names)
+    sums = runs.moments(list(names.values())) if runs is not None else None
+    if sums is not None:
+        return _intervals(sums, group, values, names)
     sums = [a for v in names.values()
             for a in (pl.col(v).sum().alias(f"{v}_y"), pl.col(v).count().cast(pl.Float64).alias(f"{v}_m"))]
     per = _per_cluster(ds, lf.select(*group, cluster, *[e.cast(pl.Float64).alias(names[p])
@@ -311,103 +313,64 @@ def _string_codes(col: pl.Series) -> pl.Series:
 
 @dataclass
 class _Runs:
-    """The rows of a query in clusters side by side: each row's cluster (``run``, counted from
-    0 in row order), its group's code (``group``, the combinations in ``groups``), and the
-    columns of ``data``. Sums over a cluster's rows of a group are then sums over stretches of
-    rows, which a stable sort of nearly sorted keys and :func:`numpy.add.reduceat` find without
-    a hash table of every cluster (a reference sweep has 12 million)."""
+    """The rows of a query, a cluster's rows side by side: each row's cluster id and variant
+    number, its group's code (``group``, the combinations in ``groups``) and the columns of
+    ``data``, for :func:`sim.clusters.cluster_sums`, which adds a question's cluster
+    statistics up in one pass over the rows, where a polars grouping by cluster hashed every
+    cluster (a reference sweep has 12 million)."""
 
-    run: np.ndarray
+    cluster: np.ndarray
+    variant: np.ndarray
     group: np.ndarray
     groups: pl.DataFrame
     data: pl.DataFrame
 
-    def _stretches(self, cell: np.ndarray, cells: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """The row order putting each (cluster, cell) together, where each starts in it, and its cell."""
-        key = self.run * cells + cell
-        if not key.size:
-            return None, np.zeros(0, dtype=np.int64), key
-        step = np.diff(key)
-        order = None
-        if step.size and step.min() < 0:  # a cluster's rows out of the groups' order
-            order = np.argsort(key, kind="stable")  # nearly sorted: quick
-            key = key[order]
-            step = np.diff(key)
-        starts = np.concatenate(([0], np.flatnonzero(step) + 1))
-        return order, starts, key[starts] % cells
-
-    def moments(self, names: list[str]) -> pl.DataFrame:
+    def moments(self, names: list[str]) -> pl.DataFrame | None:
         """Each group's cluster statistics of each column of ``names`` (nulls left out), as
         :func:`clustered_intervals_many` names them (``{name}_n``, ``_sy``, ``_syy``, ``_sym``,
-        ``_smm``, ``_g``)."""
-        groups = self.groups.height
-        order, starts, cell = self._stretches(self.group, groups)
-        out = self.groups
+        ``_smm``, ``_g``); None when a cluster's rows are not side by side after all."""
+        parts = []
+        for at in range(0, len(names), 4):  # a few values a pass: a column of values is 8 bytes a row
+            x = np.column_stack([self.data[name].cast(pl.Float64).fill_null(np.nan).to_numpy()
+                                 for name in names[at:at + 4]])
+            sums = cluster_sums(self.cluster, self.variant, self.group, np.arange(self.groups.height), x)
+            if sums is None:
+                return None
+            parts.append(sums)
+        cells, groups = (np.concatenate([p[i] for p in parts]) for i in (0, 1))
+        return self.groups.with_columns(
+            pl.Series(f"{name}_{s}", part[v, i])
+            for v, name in enumerate(names)
+            for s, part, i in (("n", groups, 1), ("sy", cells, 0), ("syy", cells, 1), ("sym", cells, 2),
+                               ("smm", groups, 2), ("g", groups, 0)))
 
-        def ordered(a: np.ndarray) -> np.ndarray:
-            return a if order is None else a[order]
-
-        every = np.diff(np.r_[starts, self.run.size]).astype(np.float64)  # rows of a (cluster, group)
-
-        def per_group(w: np.ndarray) -> np.ndarray:
-            return np.bincount(cell, weights=w, minlength=groups)
-
-        sizes = None  # the sizes' sums when every row counts, found once for every value
-        for name in names:
-            x = self.data[name].cast(pl.Float64)
-            y = np.add.reduceat(ordered(x.fill_null(0.0).to_numpy()), starts) if starts.size else np.zeros(0)
-            if x.null_count():  # the rows counted: those not null
-                m = np.add.reduceat(ordered(x.is_not_null().to_numpy()).astype(np.float64), starts)
-                counted = (per_group(m), per_group(m * m), per_group((m > 0).astype(np.float64)))
-            else:
-                m = every
-                sizes = sizes or (per_group(m), per_group(m * m),
-                                  np.bincount(cell, minlength=groups).astype(np.float64))
-                counted = sizes
-            out = out.with_columns(
-                pl.Series(f"{name}_{s}", w)
-                for s, w in (("n", counted[0]), ("sy", per_group(y)), ("syy", per_group(y * y)),
-                             ("sym", per_group(y * m)), ("smm", counted[1]), ("g", counted[2])))
-        return out
-
-    def category_moments(self, category: str, sums: list[str]) -> pl.DataFrame:
+    def category_moments(self, category: str, sums: list[str]) -> pl.DataFrame | None:
         """Each group's categories with their cluster statistics, as :func:`category_shares`
         gathers them: per category ``_sy``, ``_syy``, ``_sym`` and the plain sums of ``sums``;
-        per group ``_g``, ``_n``, ``_smm``."""
+        per group ``_g``, ``_n``, ``_smm``. None when the categories are too many to count in
+        an array, or a cluster's rows are not side by side after all."""
         found = _codes(self.data.select(category))
         if found is None:
             return None
         cat, first = found
         cats = self.data.select(category)[first]
         ncat = cats.height
-        cell = self.group * ncat + cat
         cells = self.groups.height * ncat
-        order, starts, pair_cell = self._stretches(cell, cells)
-        y = np.diff(np.r_[starts, cell.size]).astype(np.float64)  # rows of a cluster and category
-        # The stretches run by cluster, then group, then category: a (cluster, group)'s
-        # categories come one after the other, so its rows are theirs summed.
-        run = self.run[starts if order is None else order[starts]]
-        grp = pair_cell // ncat
-        gstarts = np.flatnonzero(np.r_[True, (run[1:] != run[:-1]) | (grp[1:] != grp[:-1])]) if y.size else starts
-        m_of = np.add.reduceat(y, gstarts) if y.size else y  # rows of a cluster and group
-        pair_group = grp[gstarts]
-        m = np.repeat(m_of, np.diff(np.r_[gstarts, y.size]))
-        used = np.flatnonzero(np.bincount(pair_cell, minlength=cells) > 0)
+        cell = self.group * ncat + cat
+        counted = cluster_sums(self.cluster, self.variant, cell, np.arange(cells) // ncat, np.ones((cell.size, 1)))
+        if counted is None:
+            return None
+        per_cell, per_group = counted[0][0], counted[1][0]
+        used = np.flatnonzero(per_cell[0] > 0)  # the categories a group holds
         g_of = used // ncat
-
-        def per_cell(w):
-            return np.bincount(pair_cell, weights=w, minlength=cells)[used]
-
-        def per_group(w):
-            return np.bincount(pair_group, weights=w, minlength=self.groups.height)[g_of]
-
         df = pl.concat([self.groups[g_of], cats[used % ncat]], how="horizontal")
         return df.with_columns(
-            pl.Series("_sy", per_cell(y)), pl.Series("_syy", per_cell(y * y)), pl.Series("_sym", per_cell(y * m)),
+            pl.Series("_sy", per_cell[0, used]), pl.Series("_syy", per_cell[1, used]),
+            pl.Series("_sym", per_cell[2, used]),
             *[pl.Series(f"{s}", np.bincount(cell, weights=self.data[s].cast(pl.Float64).fill_null(0.0).to_numpy(),
                                             minlength=cells)[used]) for s in sums],
-            pl.Series("_g", per_group(np.ones(gstarts.size))), pl.Series("_n", per_group(m_of)),
-            pl.Series("_smm", per_group(m_of * m_of)))
+            pl.Series("_g", per_group[0, g_of]), pl.Series("_n", per_group[1, g_of]),
+            pl.Series("_smm", per_group[2, g_of]))
 
 
 def _cluster_runs(ds: Dataset, lf: pl.LazyFrame, group: list[str], values: dict[str, pl.Expr],
@@ -433,15 +396,7 @@ def _cluster_runs(ds: Dataset, lf: pl.LazyFrame, group: list[str], values: dict[
         variant = lead
     else:
         variant = (_codes(groups.select(ds.keys))[0] if ds.keys else np.zeros(groups.height, dtype=np.int64))[code]
-    cluster = df[ds.cluster].to_numpy()
-    new_variant = variant[1:] != variant[:-1]
-    new_cluster = cluster[1:] != cluster[:-1]
-    # a cluster's rows side by side: within a variant the ids only grow, and each variant comes once
-    if np.any(new_cluster & ~new_variant & (cluster[1:] < cluster[:-1])) or (
-            int(new_variant.sum()) + 1 != (np.count_nonzero(np.bincount(variant)) if variant.size else 1)):
-        return None
-    run = np.r_[0, np.cumsum(new_cluster | new_variant)] if df.height else np.zeros(0, dtype=np.int64)
-    return _Runs(run, code, groups, df.drop(group, *([VARIANT] if numbered else [])))
+    return _Runs(df[ds.cluster].to_numpy(), variant, code, groups, df.drop(group, *([VARIANT] if numbered else [])))
 
 
 def _per_cluster(ds: Dataset, lf: pl.LazyFrame, group: list[str], query) -> pl.LazyFrame:

@@ -224,7 +224,7 @@ I16_1 = array(types.int16, 1)
 I32_2 = array(types.int32, 2)
 B1, B2 = array(boolean, 1), array(boolean, 2)
 U1 = array(u64, 1)
-F1, F2 = array(types.float64, 1), array(types.float64, 2)  # the expert bots' tuning constants (a row a seat)
+F1, F2, F3 = (array(types.float64, n) for n in (1, 2, 3))  # F2: the expert bots' tuning constants (a row a seat)
 
 
 def tuple_of(*members):

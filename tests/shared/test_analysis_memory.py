@@ -1,6 +1,7 @@
 """A dataset read into memory (:func:`sim.analysis.in_memory`, what ``sim report`` asks its
 questions of) answers every question as the lazy scans of its files do, and its clustered
-statistics, found over stretches of rows side by side (``_cluster_runs``), are those of the
+statistics, summed over a cluster's rows side by side (``_cluster_runs``,
+:func:`sim.clusters.cluster_sums`), are those of the
 polars grouping by cluster that they replace, on hypothesis data too: clusters of one row
 or several, nulls, groups a cluster's rows split between, rows out of order (which fall
 back to the grouping)."""
@@ -130,7 +131,7 @@ def test_cluster_statistics_over_stretches_are_those_of_the_grouping(rows, dupli
         increasing = all(a[1] <= b[1] or a[0] != b[0] for a, b in pairwise(order))
         modes = [m for m, _ in order]
         once = all(modes.index(m) + modes.count(m) - 1 == len(modes) - 1 - modes[::-1].index(m) for m in set(modes))
-        assert (runs is not None) == (together and increasing and once)
+        assert (runs is not None and runs.moments(["v"]) is not None) == (together and increasing and once)
 
 
 def test_cluster_codes_of_sorted_ids_need_no_sort():

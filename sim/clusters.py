@@ -1,0 +1,111 @@
+"""Cluster statistics over rows side by side (numba): what :mod:`sim.analysis` needs for a
+cluster-robust interval (:func:`sim.stats.cluster_interval`) of every group of a question,
+in one pass over the rows of a dataset in memory (:func:`sim.analysis.in_memory`), where a
+polars grouping by cluster hashed the 12 million clusters of a reference sweep per question.
+
+The rows come a variant at a time and, within a variant, a cluster's rows together (a
+round's players, a duplicate deal's rounds), in the order of the cluster ids. Each row
+falls in a *cell* (a group, or a group and a category), and each cell in a group. For
+each cluster and cell the pass sums ``y`` (the row values, NaN left out) and counts ``c``;
+``m``, a cluster's count in a group, is the sum of its cells' counts. At each cluster's end
+it adds to the cell's totals ``(Σy, Σy², Σy·m)`` and to the group's ``(clusters, Σm, Σm²)``
+(:data:`sim.stats.CLUSTER_FIELDS`), in row order, so the sums are those of
+:func:`numpy.bincount` over the same rows.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from sim.jit import B1, F2, F3, I1, Workload, kernel, prepare
+
+CLUSTERS_WORKLOAD = Workload("the cluster statistics of a report", ("sim.clusters",))
+
+
+@kernel(I1, I1, I1, I1, F2, F3, F3, F2, F2, F2, I1, I1, I1, I1, B1, entry=True)
+def _cluster_sums(cluster, variant, cell, group_of, x, cells_out, groups_out, y, cell_count, group_count,
+                  cell_met, group_met, touched_cells, touched_groups, seen):
+    """The pass of :func:`cluster_sums` (jit-compiled): ``y``, ``cell_count``, ``group_count``
+    a cluster's sums (zero between clusters), ``cell_met``/``group_met`` and the ``touched``
+    lists the cells and groups it met. False when a cluster's rows are not side by side (a
+    cluster id lower than the one before within a variant, or a variant met again)."""
+    n, values = x.shape
+    ncell = 0
+    ngroup = 0
+    for i in range(n + 1):
+        if i == n or i == 0 or cluster[i] != cluster[i - 1] or variant[i] != variant[i - 1]:
+            # the cluster before ends: its cells' and groups' sums go to the totals
+            for t in range(ncell):
+                k = touched_cells[t]
+                g = group_of[k]
+                for v in range(values):
+                    if cell_count[k, v] > 0:
+                        yv = y[k, v]
+                        cells_out[v, 0, k] += yv
+                        cells_out[v, 1, k] += yv * yv
+                        cells_out[v, 2, k] += yv * group_count[g, v]
+                    y[k, v] = 0.0
+                    cell_count[k, v] = 0.0
+                cell_met[k] = 0
+            for t in range(ngroup):
+                g = touched_groups[t]
+                for v in range(values):
+                    mv = group_count[g, v]
+                    if mv > 0:
+                        groups_out[v, 0, g] += 1.0
+                        groups_out[v, 1, g] += mv
+                        groups_out[v, 2, g] += mv * mv
+                    group_count[g, v] = 0.0
+                group_met[g] = 0
+            ncell = 0
+            ngroup = 0
+            if i == n:
+                break
+            if i > 0 and variant[i] == variant[i - 1] and cluster[i] < cluster[i - 1]:
+                return False
+            if i == 0 or variant[i] != variant[i - 1]:
+                if seen[variant[i]]:
+                    return False
+                seen[variant[i]] = True
+        k = cell[i]
+        g = group_of[k]
+        if cell_met[k] == 0:
+            cell_met[k] = 1
+            touched_cells[ncell] = k
+            ncell += 1
+        if group_met[g] == 0:
+            group_met[g] = 1
+            touched_groups[ngroup] = g
+            ngroup += 1
+        for v in range(values):
+            xv = x[i, v]
+            if not np.isnan(xv):
+                y[k, v] += xv
+                cell_count[k, v] += 1.0
+                group_count[g, v] += 1.0
+    return True
+
+
+def cluster_sums(cluster: np.ndarray, variant: np.ndarray, cell: np.ndarray, group_of: np.ndarray,
+                 x: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """Per value (a column of ``x``, NaN for none), each cell's ``(Σy, Σy², Σy·m)`` and each
+    group's ``(clusters, Σm, Σm²)`` over the clusters of the rows (see the module's text):
+    arrays ``(values, 3, cells)`` and ``(values, 3, groups)``. ``cluster``, ``variant``:
+    each row's cluster id and variant number (small, from 0); ``cell``: its cell (from 0);
+    ``group_of``: each cell's group (from 0). None when a cluster's rows are not side by side."""
+    n = cluster.shape[0]
+    if not (variant.shape[0] == cell.shape[0] == x.shape[0] == n):
+        raise ValueError("cluster_sums: one cluster, variant, cell and row of values for each row")
+    cells = group_of.shape[0]
+    groups = int(group_of.max(initial=-1)) + 1
+    values = x.shape[1]
+    prepare(CLUSTERS_WORKLOAD, progress=False)
+    cells_out = np.zeros((values, 3, cells))
+    groups_out = np.zeros((values, 3, groups))
+    ok = _cluster_sums(np.ascontiguousarray(cluster, dtype=np.int64), np.ascontiguousarray(variant, dtype=np.int64),
+                       np.ascontiguousarray(cell, dtype=np.int64), np.ascontiguousarray(group_of, dtype=np.int64),
+                       np.ascontiguousarray(x, dtype=np.float64), cells_out, groups_out, np.zeros((cells, values)),
+                       np.zeros((cells, values)), np.zeros((groups, values)), np.zeros(cells, dtype=np.int64),
+                       np.zeros(groups, dtype=np.int64), np.zeros(cells, dtype=np.int64),
+                       np.zeros(groups, dtype=np.int64), np.zeros(int(variant.max(initial=0)) + 1, dtype=np.bool_))
+    return (cells_out, groups_out) if ok else None
