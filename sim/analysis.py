@@ -154,13 +154,13 @@ def _round_columns(rounds: pl.LazyFrame, keys: Sequence[str], family) -> list:
 
 def in_memory(ds: Dataset) -> Dataset:
     """``ds`` with its rounds and players tables read into memory once (about 100 bytes a
-    player row: 3.4 GB for the reference's 12 million rounds of four variants' sweep), for
+    player row: 3.4 GB for the 12 million rounds of the reference's ``variants`` sweep), for
     a caller asking many questions of the same rows, as a report does: each question then
     reads no file and joins nothing again.
 
     The rows come a variant at a time, in the order of the manifest, and within a variant
     in the order played (each round's players together, rounds in the order of their ids):
-    :func:`cluster_sums` counts on it. Card matches keep their scans (their tables are
+    :func:`sim.clusters.cluster_sums` counts on it. Card matches keep their scans (their tables are
     their family's)."""
     if ds.unit_id != "round_id":
         return ds
