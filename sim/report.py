@@ -10,7 +10,7 @@ figures and text.
 
 Writing is all or nothing: the report is built in a hidden directory inside ``out`` and
 moved into place when complete, so a failure (a full disk, a directory that cannot be
-written) leaves the old report as it was and nothing half written. Nothing is written
+written, Ctrl-C or a SIGTERM) leaves the old report as it was and nothing half written. Nothing is written
 through a link inside ``out``, and the HTML carries no markup but what the Markdown's
 own syntax makes: raw HTML in titles, directory names, rule values or notes comes out
 as text, and links only to the web or to relative paths.
@@ -25,8 +25,10 @@ import os
 import re
 import shlex
 import shutil
+import signal
 import sys
 import tempfile
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -731,17 +733,18 @@ def build_report(sources: list[str | Path], out: str | Path, title: str | None =
     made = _make_dir(out)
     done = False
     try:
-        with _writing(out):
-            stage = Path(tempfile.mkdtemp(prefix=".report-", dir=out))
-        try:
-            rep = Report(out, stage=stage)
-            _write_report(rep, datasets, deals, prefer, title, notes_text,
-                          command or " ".join(shlex.quote(a) for a in ["sim", *sys.argv[1:]]))
-            with _writing(out):  # again: the figures took a while
-                _check_out(out)
-            _move_into_place(rep)
-        finally:
-            shutil.rmtree(stage, ignore_errors=True)
+        with _terminated_as_interrupt():
+            with _writing(out):
+                stage = Path(tempfile.mkdtemp(prefix=".report-", dir=out))
+            try:
+                rep = Report(out, stage=stage)
+                _write_report(rep, datasets, deals, prefer, title, notes_text,
+                              command or " ".join(shlex.quote(a) for a in ["sim", *sys.argv[1:]]))
+                with _writing(out):  # again: the figures took a while
+                    _check_out(out)
+                _move_into_place(rep)
+            finally:
+                shutil.rmtree(stage, ignore_errors=True)
         done = True
     finally:
         if not done:  # leave no directory behind that this call made
@@ -749,6 +752,25 @@ def build_report(sources: list[str | Path], out: str | Path, title: str | None =
                 with contextlib.suppress(OSError):
                     d.rmdir()
     return out / "report.html"
+
+
+@contextlib.contextmanager
+def _terminated_as_interrupt():
+    """A SIGTERM (``kill``, a job scheduler's stop) while the report is built ends it as
+    Ctrl-C does, so that the half-built report in its hidden directory is removed rather
+    than left in ``out`` (in the main thread only: signals are handled there)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def interrupt(signum, frame):
+        raise KeyboardInterrupt
+
+    before = signal.signal(signal.SIGTERM, interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, before)
 
 
 def _write_report(rep: Report, datasets: list[A.Dataset], deals: list[Path], prefer: dict, title: str,

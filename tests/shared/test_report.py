@@ -434,3 +434,25 @@ def test_a_report_names_its_commit_and_flags_what_no_commit_can_make_again(tmp_p
     assert "the report was built from a checkout with local changes (`beef-dirty`)" in \
         (tmp_path / "dirty" / "report.md").read_text()
     assert "<blockquote>" in page.read_text()
+
+
+def test_a_report_stopped_by_sigterm_leaves_the_old_report_and_no_half_built_one(small_data, tmp_path):
+    """``kill`` (SIGTERM) while ``sim report`` builds ends it as Ctrl-C does: status 130, the
+    old report as it was and no hidden staging directory left in ``--out`` (it was left before)."""
+    import signal
+    import time
+
+    out = tmp_path / "r"
+    build_report([small_data / "variants"], out, command="old")
+    old = (out / "report.md").read_bytes()
+    p = subprocess.Popen([sys.executable, "-m", "sim.cli", "report", "--data", str(small_data / "variants"),
+                          "--data", str(small_data / "thresholds"), "--out", str(out)], stderr=subprocess.PIPE,
+                         stdout=subprocess.DEVNULL)
+    deadline = time.monotonic() + 60
+    while not list(out.glob(".report-*")) and p.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert p.poll() is None, "the report ended before it could be stopped"
+    p.send_signal(signal.SIGTERM)
+    _, err = p.communicate(timeout=60)
+    assert p.returncode == 130, err.decode()  # as an interrupt (128 + SIGINT), as Ctrl-C ends it
+    assert not list(out.glob(".report-*")) and (out / "report.md").read_bytes() == old
