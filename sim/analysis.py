@@ -2,7 +2,8 @@
 scores and penalties, finishes, seats) and variant comparisons of any family.
 
 Every question function takes a :class:`Dataset` (a run or sweep directory, see
-:func:`open_dataset`) or deal-stats files, works on polars lazy scans and returns a
+:func:`open_dataset`; read into memory once by :func:`in_memory` for many questions, as a
+report asks) or deal-stats files, works on polars lazy frames and returns a
 polars DataFrame whose columns its docstring lists. Shares come with 95% Wilson
 intervals (``ci_low``, ``ci_high``), means with 95% normal intervals. Metrics pooled over
 several players of a round (or, in a ``--duplicate`` run, over the rounds of a deal) get
@@ -138,10 +139,14 @@ def open_dataset(path: str | Path) -> Dataset:
     if family.unit != "round":  # a family with tables of its own (card matches) opens them its way
         tables = family.dataset_tables(path, keys)
         return Dataset(path, manifest, keys, tables[family.tables[0]], tables["players"], family.id_column, tables)
-    rounds = pl.scan_parquet(str(path / "rounds" / "**" / "*.parquet"), hive_partitioning=True)
-    players = pl.scan_parquet(str(path / "players" / "**" / "*.parquet"), hive_partitioning=True)
+    rounds, players = _scan(path, "rounds"), _scan(path, "players")
     players = players.join(rounds.select(_round_columns(rounds, keys, family)), on=["round_id", *keys], how="left")
     return Dataset(path, manifest, keys, rounds, players, tables={"rounds": rounds, "players": players})
+
+
+def _scan(path: Path, table: str) -> pl.LazyFrame:
+    """A table of a run or sweep directory, its variant columns read from the directories."""
+    return pl.scan_parquet(str(path / table / "**" / "*.parquet"), hive_partitioning=True)
 
 
 def _round_columns(rounds: pl.LazyFrame, keys: Sequence[str], family) -> list:
@@ -164,8 +169,6 @@ def in_memory(ds: Dataset) -> Dataset:
     their family's)."""
     if ds.unit_id != "round_id":
         return ds
-    from sim.games import family_of_manifest
-
     cols = _round_columns(ds.rounds, ds.keys, family_of_manifest(ds.manifest, ds.path / "manifest.json"))
     schema = ds.rounds.collect_schema()
     rounds, players = [], []
@@ -173,7 +176,7 @@ def in_memory(ds: Dataset) -> Dataset:
         match = [pl.col(k) == _literal(v["partition"][k], schema[k]) for k in ds.keys]
         number = pl.lit(i, dtype=pl.UInt16).alias(VARIANT)
         r = (ds.rounds.filter(*match) if match else ds.rounds).with_columns(number).collect()
-        p = pl.scan_parquet(str(ds.path / "players" / "**" / "*.parquet"), hive_partitioning=True)
+        p = _scan(ds.path, "players")
         p = (p.filter(*match) if match else p).with_columns(number).collect()
         rounds.append(r)
         players.append(p.join(r.lazy().select(cols).collect(), on=["round_id", *ds.keys], how="left",
@@ -375,28 +378,22 @@ class _Runs:
 
 def _cluster_runs(ds: Dataset, lf: pl.LazyFrame, group: list[str], values: dict[str, pl.Expr],
                   category: str | None = None) -> _Runs | None:
-    """``lf``'s rows as :class:`_Runs` when ``ds`` is in memory in order (:func:`in_memory`)
-    and ``group`` holds every variant column (so no cluster spans variants), else None (the
-    caller groups by cluster in polars)."""
-    if not ds.ordered or not group or not set(ds.keys) <= set(group):
+    """``lf``'s rows as :class:`_Runs` when ``ds`` is in memory in order (:func:`in_memory`,
+    its variants numbered) and ``group`` holds every variant column (so no cluster spans
+    variants), else None (the caller groups by cluster in polars)."""
+    if (not ds.ordered or not group or not set(ds.keys) <= set(group)
+            or VARIANT not in lf.collect_schema().names()):
         return None
-    numbered = VARIANT in lf.collect_schema().names()
-    cols = [*group, *([VARIANT] if numbered else []), ds.cluster, *([category] if category else [])]
+    cols = [*group, VARIANT, ds.cluster, *([category] if category else [])]
     df = lf.select(*cols, *[e.alias(n) for n, e in values.items()]).collect()
     if df[ds.cluster].null_count():
         return None
-    lead = df[VARIANT].to_numpy() if numbered else None
-    found = _codes(df.select([g for g in group if g not in ds.keys] if numbered else group), lead)
+    variant = df[VARIANT].to_numpy()
+    found = _codes(df.select([g for g in group if g not in ds.keys]), variant)  # group holds the variant's columns
     if found is None:
         return None
     code, first = found
-    groups = df.select(group)[first]
-    # the variant of each row (group holds the variant columns)
-    if numbered:
-        variant = lead
-    else:
-        variant = (_codes(groups.select(ds.keys))[0] if ds.keys else np.zeros(groups.height, dtype=np.int64))[code]
-    return _Runs(df[ds.cluster].to_numpy(), variant, code, groups, df.drop(group, *([VARIANT] if numbered else [])))
+    return _Runs(df[ds.cluster].to_numpy(), variant, code, df.select(group)[first], df.drop(group, VARIANT))
 
 
 def _per_cluster(ds: Dataset, lf: pl.LazyFrame, group: list[str], query) -> pl.LazyFrame:
@@ -801,9 +798,11 @@ def round_metrics(ds: Dataset) -> pl.LazyFrame:
         return mod.unit_metrics(ds)
     won = (pl.col("winner_seat") == pl.col("seat")).fill_null(False)
     lost = ~won_or_shared(ds)
-    # in memory in order, a variant's rounds are sorted by id: polars groups them without hashing
-    players = ds.players.with_columns(pl.col("round_id").set_sorted()) if ds.ordered else ds.players
-    per_round = by_variant(ds, players, lambda lf: lf.group_by("round_id", maintain_order=True).agg(
+    def rounds_of(lf: pl.LazyFrame) -> pl.LazyFrame:
+        # in memory in order, a variant's rounds are sorted by id: polars groups them without hashing
+        return lf.with_columns(pl.col("round_id").set_sorted()) if ds.ordered else lf
+
+    per_round = by_variant(ds, ds.players, lambda lf: rounds_of(lf).group_by("round_id", maintain_order=True).agg(
         ((pl.col("open_turn") <= 3).fill_null(False)).mean().alias("opened_by_3"),
         (~pl.col("opened")).mean().alias("never_opened"),
         (-pl.col("score")).filter(lost).mean().alias("mean_penalty"),

@@ -23,11 +23,11 @@ import html
 import json
 import os
 import re
+import secrets
 import shlex
 import shutil
 import signal
 import sys
-import tempfile
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -732,19 +732,21 @@ def build_report(sources: list[str | Path], out: str | Path, title: str | None =
         _check_out(out)
     made = _make_dir(out)
     done = False
+    # named before it is made, so that an interrupt while it is made still has it removed
+    stage = out / f".report-{os.getpid()}-{secrets.token_hex(4)}"
     try:
-        with _terminated_as_interrupt():
-            with _writing(out):
-                stage = Path(tempfile.mkdtemp(prefix=".report-", dir=out))
-            try:
+        try:
+            with _terminated_as_interrupt():
+                with _writing(out):
+                    stage.mkdir()
                 rep = Report(out, stage=stage)
                 _write_report(rep, datasets, deals, prefer, title, notes_text,
                               command or " ".join(shlex.quote(a) for a in ["sim", *sys.argv[1:]]))
                 with _writing(out):  # again: the figures took a while
                     _check_out(out)
                 _move_into_place(rep)
-            finally:
-                shutil.rmtree(stage, ignore_errors=True)
+        finally:
+            shutil.rmtree(stage, ignore_errors=True)
         done = True
     finally:
         if not done:  # leave no directory behind that this call made
