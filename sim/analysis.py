@@ -32,7 +32,7 @@ import numpy as np
 import polars as pl
 
 from sim import chunks
-from sim.clusters import cluster_sums
+from sim.clusters import cluster_sums, dense_codes
 from sim.errors import DatasetError
 from sim.games import family_of_manifest, rules_from_dict, rules_from_json
 from sim.rules import Rules
@@ -179,12 +179,23 @@ def in_memory(ds: Dataset) -> Dataset:
         p = _scan(ds.path, "players")
         p = (p.filter(*match) if match else p).with_columns(number).collect()
         rounds.append(r)
-        players.append(p.join(r.lazy().select(cols).collect(), on=["round_id", *ds.keys], how="left",
-                              maintain_order="left"))  # the players' order, as written
+        players.append(_with_rounds(p, r.select(cols), ds.keys))
     # in the order played, as written (a dataset that is not keeps to the slower paths)
     ordered = all(t["round_id"].is_sorted() for t in (*rounds, *players))
     r, p = pl.concat(rounds, rechunk=False).lazy(), pl.concat(players, rechunk=False).lazy()
     return Dataset(ds.path, ds.manifest, ds.keys, r, p, tables={"rounds": r, "players": p}, ordered=ordered)
+
+
+def _with_rounds(players: pl.DataFrame, rounds: pl.DataFrame, keys: Sequence[str]) -> pl.DataFrame:
+    """A variant's ``players`` with their round's columns of ``rounds`` (a left join on the round
+    id, the players' order kept): taken by position where both are sorted by round id as
+    written and every player's round is there, which is three times quicker than joining."""
+    rid, pid = rounds["round_id"].to_numpy(), players["round_id"].to_numpy()
+    if rid.size and pid.size and np.all(rid[1:] > rid[:-1]) and np.all(pid[1:] >= pid[:-1]):
+        at = np.searchsorted(rid, pid)
+        if np.array_equal(rid[np.minimum(at, rid.size - 1)], pid):
+            return players.hstack(rounds.drop("round_id", *keys)[at])
+    return players.join(rounds, on=["round_id", *keys], how="left", maintain_order="left")
 
 
 def skill(ds: Dataset) -> dict:
@@ -288,18 +299,20 @@ def _codes(df: pl.DataFrame, lead: np.ndarray | None = None) -> tuple[np.ndarray
         span = int(high) - int(low) + 2  # the last for null
         if size * span > 1 << 24:
             return None
-        code = code * span + (col.cast(pl.Int64) - int(low)).fill_null(span - 1).to_numpy()
+        # in place: a new array of the rows' length for each step costs more than the step
+        code *= span
+        if col.null_count() or col.dtype == pl.UInt64:  # numpy adds no uint64 to int64 in place
+            col = col.cast(pl.Int64).fill_null(int(high) + 1)
+        code += col.to_numpy()
+        code -= int(low)
         size *= span
     if not df.width and lead is not None and code.size and np.all(code[1:] >= code[:-1]):
         # the variants' numbers alone, in order (a dataset in memory): each from where it starts
         first = np.flatnonzero(np.r_[True, code[1:] != code[:-1]])
+        if first.size == size:  # every variant present: their numbers are the codes
+            return code, first
         return np.repeat(np.arange(first.size), np.diff(np.r_[first, code.size])), first
-    seen = np.bincount(code, minlength=size) > 0
-    dense = np.cumsum(seen) - 1
-    code = dense[code]
-    first = np.empty(int(seen.sum()), dtype=np.int64)
-    first[code[::-1]] = np.arange(code.size - 1, -1, -1)  # each combination's first row
-    return code, first
+    return dense_codes(code, size)
 
 
 def _string_codes(col: pl.Series) -> pl.Series:
@@ -333,9 +346,11 @@ class _Runs:
         :func:`clustered_intervals_many` names them (``{name}_n``, ``_sy``, ``_syy``, ``_sym``,
         ``_smm``, ``_g``); None when a cluster's rows are not side by side after all."""
         parts = []
-        for at in range(0, len(names), 4):  # a few values a pass: a column of values is 8 bytes a row
-            x = np.column_stack([self.data[name].cast(pl.Float64).fill_null(np.nan).to_numpy()
-                                 for name in names[at:at + 4]])
+        for at in range(0, len(names), 4):  # a few values a pass: a value is 8 bytes a row
+            x = np.empty((len(names[at:at + 4]), self.data.height))
+            for row, name in zip(x, names[at:at + 4], strict=True):
+                col = self.data[name]  # copied once, as float (nulls as NaN)
+                row[:] = (col.cast(pl.Float64) if col.null_count() else col).to_numpy()
             sums = cluster_sums(self.cluster, self.variant, self.group, np.arange(self.groups.height), x)
             if sums is None:
                 return None
@@ -360,7 +375,7 @@ class _Runs:
         ncat = cats.height
         cells = self.groups.height * ncat
         cell = self.group * ncat + cat
-        counted = cluster_sums(self.cluster, self.variant, cell, np.arange(cells) // ncat, np.ones((cell.size, 1)))
+        counted = cluster_sums(self.cluster, self.variant, cell, np.arange(cells) // ncat, np.ones((1, cell.size)))
         if counted is None:
             return None
         per_cell, per_group = counted[0][0], counted[1][0]
@@ -584,12 +599,63 @@ def round_length(ds: Dataset, by: Sequence[str] | None = None) -> pl.DataFrame:
     ``median``, ``q90``.
     """
     group = group_columns(ds, by, ("players",))
-    df = (ds.rounds.group_by(*group)
-          .agg(pl.len().alias("n"), pl.col("turns").mean().alias("mean"),
-               pl.col("turns").std().fill_null(0).alias("sd"),
-               pl.col("turns").median().alias("median"), pl.col("turns").quantile(0.9).alias("q90"))
-          .sort(*group).collect())
+    t = pl.col("turns")
+    df = _with_quantiles(ds.rounds, group, t, [pl.len().alias("n"), t.mean().alias("mean"),
+                                                t.std().fill_null(0).alias("sd")], {"median": None, "q90": 0.9})
+    df = df.sort(*group)
     return with_intervals(normal_means(df), clustered_intervals(ds, ds.rounds, group, pl.col("turns"), False), group)
+
+
+def _with_quantiles(lf: pl.LazyFrame, group: list[str], value: pl.Expr, aggs: list[pl.Expr],
+                    quantiles: dict[str, float | None]) -> pl.DataFrame:
+    """``lf``'s ``aggs`` by ``group`` followed by the named ``quantiles`` of ``value`` (polars'
+    ``nearest``; None: the median), unsorted. An integer value's quantiles are read from how
+    many rows hold each value, where polars sorted each group's rows for each quantile; the
+    same numbers (a median is the mean of the two middle values, a quantile the value at
+    ``(n - 1)·q`` rounded half away from zero)."""
+    df = (lf.group_by(*group).agg(*aggs) if group else lf.select(*aggs)).collect()
+    dtype = lf.select(value).collect_schema().dtypes()[0]
+    if not dtype.is_integer():
+        exprs = [value.median().alias(k) if q is None else value.quantile(q).alias(k) for k, q in quantiles.items()]
+        found = (lf.group_by(*group).agg(*exprs) if group else lf.select(*exprs)).collect()
+    else:
+        counts = (lf.select(*group, value.alias("_x")).drop_nulls("_x").group_by(*group, "_x").len()
+                  .sort(*group, "_x").collect())
+        starts = _stretch_starts(counts, group)
+        ends = np.r_[starts[1:], counts.height][:starts.size]
+        x, cum = counts["_x"].to_numpy().astype(float), counts["len"].to_numpy().astype(np.int64)
+        columns = {k: [] for k in quantiles}
+        for a, b in zip(starts, ends, strict=True):
+            at = np.cumsum(cum[a:b])
+            n = int(at[-1])
+
+            def nth(i: int, xs=x[a:b], at=at) -> float:  # the i-th value (from 0) in order
+                return float(xs[np.searchsorted(at, i, side="right")])
+            for k, q in quantiles.items():
+                if q is None:
+                    columns[k].append((nth((n - 1) // 2) + nth(n // 2)) / 2)
+                else:
+                    f = (n - 1) * q
+                    columns[k].append(nth(int(np.floor(f)) + (f - np.floor(f) >= 0.5)))
+        if not group and not starts.size:  # no values at all: null, as polars says
+            columns = {k: [None] for k in quantiles}
+        found = pl.DataFrame([pl.Series(k, v, dtype=pl.Float64) for k, v in columns.items()])
+        found = counts[starts].select(group).hstack(found) if group else found
+    if not group:
+        return df.hstack(found)
+    return df.join(found, on=group, how="left", nulls_equal=True, maintain_order="left")
+
+
+def _stretch_starts(df: pl.DataFrame, cols: list[str]) -> np.ndarray:
+    """The rows of ``df`` where a stretch of equal values of ``cols`` starts (nulls equal):
+    the first row and every row differing from the one before."""
+    if df.height == 0:
+        return np.zeros(0, dtype=np.int64)
+    if not cols:
+        return np.zeros(1, dtype=np.int64)
+    change = df.select(pl.any_horizontal(pl.col(k).ne_missing(pl.col(k).shift()) for k in cols)).to_series()
+    starts = np.flatnonzero(change.to_numpy())
+    return np.r_[0, starts[starts > 0]]
 
 
 # --- penalties -------------------------------------------------------------------------------
@@ -603,12 +669,11 @@ def scores(ds: Dataset, by: Sequence[str] | None = None) -> pl.DataFrame:
     """
     group = group_columns(ds, by, ("players", "seat"))
     s = pl.col("score")
-    df = (ds.players.group_by(*group)
-          .agg(pl.len().alias("n"), s.mean().alias("mean"), s.std().fill_null(0).alias("sd"),
-               s.quantile(0.05).alias("q05"), s.quantile(0.25).alias("q25"), s.median().alias("median"),
-               s.quantile(0.75).alias("q75"), s.quantile(0.95).alias("q95"), s.min().alias("min"),
-               s.max().alias("max"))
-          .sort(*group).collect())
+    quantiles = {"q05": 0.05, "q25": 0.25, "median": None, "q75": 0.75, "q95": 0.95}
+    df = _with_quantiles(ds.players, group, s, [pl.len().alias("n"), s.mean().alias("mean"),
+                                                s.std().fill_null(0).alias("sd"), s.min().alias("min"),
+                                                s.max().alias("max")], quantiles)
+    df = df.select(*group, "n", "mean", "sd", *quantiles, "min", "max").sort(*group)
     return with_intervals(normal_means(df), clustered_intervals(ds, ds.players, group, s, False), group)
 
 
@@ -621,10 +686,9 @@ def penalties(ds: Dataset, by: Sequence[str] | None = None) -> pl.DataFrame:
     group = group_columns(ds, by, ("players",))
     won = won_or_shared(ds)  # tied winners (K-END-2) lose nothing
     p = -pl.col("score")
-    df = (ds.players.filter(~won).group_by(*group)
-          .agg(pl.len().alias("n"), p.mean().alias("mean"), p.std().fill_null(0).alias("sd"),
-               p.median().alias("median"), p.quantile(0.9).alias("q90"))
-          .sort(*group, nulls_last=True).collect())
+    df = _with_quantiles(ds.players.filter(~won), group, p, [pl.len().alias("n"), p.mean().alias("mean"),
+                                                            p.std().fill_null(0).alias("sd")],
+                         {"median": None, "q90": 0.9}).sort(*group, nulls_last=True)
     return with_intervals(normal_means(df), clustered_intervals(ds, ds.players.filter(~won), group, p, False), group)
 
 
@@ -718,7 +782,12 @@ def seat_advantage(ds: Dataset, by: Sequence[str] | None = None) -> pl.DataFrame
     values = {"win": won, "win_edge": won - won.mean().over(table),
               "score": score, "score_edge": score - score.mean().over(table)}
     lf = ds.players.with_columns(**{f"_{k}": v for k, v in values.items()})
-    df = (lf.group_by(*group).agg(pl.len().alias("rounds"), pl.col(ds.cluster).n_unique().alias("deals"),
+    if ds.ordered:  # in memory: the edges over each round's rows once for both questions below
+        kept = dict.fromkeys([*group, VARIANT, ds.unit_id, ds.cluster, *[f"_{k}" for k in values]])
+        lf = lf.select(*kept).collect().lazy()
+    # a deal's rounds with one row each of a group (a seat) are as many as its rows: no hashing
+    deals = pl.col(ds.cluster).count() if _one_row_per_cluster(ds, lf, group) else pl.col(ds.cluster).n_unique()
+    df = (lf.group_by(*group).agg(pl.len().alias("rounds"), deals.alias("deals"),
                                   pl.col("_win").mean().alias("win_share"),
                                   pl.col("_win_edge").mean().alias("win_edge"),
                                   pl.col("_score").mean().alias("mean_score"),
@@ -798,6 +867,15 @@ def round_metrics(ds: Dataset) -> pl.LazyFrame:
         return mod.unit_metrics(ds)
     won = (pl.col("winner_seat") == pl.col("seat")).fill_null(False)
     lost = ~won_or_shared(ds)
+    finish = pl.col("finish").cast(pl.String)
+    own = _family_metrics(ds)
+    rounds = ds.rounds.select(
+        "round_id", *ds.keys, *([ds.cluster] if ds.cluster != "round_id" else []), pl.col("turns").cast(pl.Float64),
+        *[finish.is_in(kinds).cast(pl.Float64).alias(name) for name, (_, kinds) in own.items()])
+    fast = _round_sums(ds, rounds, won, lost)
+    if fast is not None:
+        return fast.lazy()
+
     def rounds_of(lf: pl.LazyFrame) -> pl.LazyFrame:
         # in memory in order, a variant's rounds are sorted by id: polars groups them without hashing
         return lf.with_columns(pl.col("round_id").set_sorted()) if ds.ordered else lf
@@ -815,12 +893,53 @@ def round_metrics(ds: Dataset) -> pl.LazyFrame:
          - pl.col("winner_seat").is_not_null().first().cast(pl.Float64) / pl.len()).alias("seat0_edge"),
         pl.col("score").filter(won).first().fill_null(0).alias("winner_gain"),
     ))
-    finish = pl.col("finish").cast(pl.String)
-    own = _family_metrics(ds)
-    rounds = ds.rounds.select(
-        "round_id", *ds.keys, *([ds.cluster] if ds.cluster != "round_id" else []), pl.col("turns").cast(pl.Float64),
-        *[finish.is_in(kinds).cast(pl.Float64).alias(name) for name, (_, kinds) in own.items()])
     return rounds.join(per_round, on=["round_id", *ds.keys], maintain_order="left")
+
+
+def _round_sums(ds: Dataset, rounds: pl.LazyFrame, won: pl.Expr, lost: pl.Expr) -> pl.DataFrame | None:
+    """:func:`round_metrics` of a dataset in memory in order (:func:`in_memory`) whose players
+    come round by round in the order of its rounds table: sums over each round's stretch of
+    player rows (numpy), beside the rounds as they are, where a polars grouping by round and
+    a join took three times as long. None when the rows are not so (the caller groups)."""
+    if not ds.ordered or VARIANT not in ds.players.collect_schema().names():
+        return None
+    p = ds.players.select(
+        VARIANT, "round_id", "score", (pl.col("open_turn") <= 3).fill_null(False).alias("by_3"),
+        (~pl.col("opened")).alias("never"), lost.alias("lost"), (pl.col("seat") == 0).alias("first_seat"),
+        won.alias("won"), (pl.col("winner_seat") == 0).fill_null(False).cast(pl.Float64).alias("first_won"),
+        pl.col("winner_seat").is_not_null().cast(pl.Float64).alias("someone_won")).collect()
+    if p.height == 0 or sum(p[c].null_count() for c in ("score", "never", "first_seat", "lost", "won")):
+        return None
+    order = ds.rounds.select(VARIANT, "round_id").collect()
+    rid, var = p["round_id"].to_numpy(), p[VARIANT].to_numpy()
+    start = np.flatnonzero(np.r_[True, (rid[1:] != rid[:-1]) | (var[1:] != var[:-1])])
+    if not (np.array_equal(rid[start], order["round_id"].to_numpy())
+            and np.array_equal(var[start], order[VARIANT].to_numpy())):
+        return None
+    count = np.diff(np.r_[start, rid.size])
+
+    def per_round(col: str | np.ndarray) -> np.ndarray:
+        return np.add.reduceat(p[col].to_numpy() if isinstance(col, str) else col, start, dtype=np.int64)
+
+    score = p["score"].to_numpy()
+    first_seat, won_rows = p["first_seat"].to_numpy(), p["won"].to_numpy()
+    winners = per_round("won")
+    if np.any(per_round("first_seat") != 1) or np.any(winners > 1):
+        return None
+    lost_rows = p["lost"].to_numpy()
+    num, den = per_round(np.where(lost_rows, -score.astype(np.int64), 0)).astype(float), per_round("lost").astype(float)
+    gain = np.zeros(start.size, dtype=score.dtype)
+    gain[winners == 1] = score[won_rows]  # at most one a round, in the order of the rounds
+    first_won, someone_won = p["first_won"].to_numpy()[start], p["someone_won"].to_numpy()[start]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        penalty = num / den
+    dtype = p.schema["score"]
+    return rounds.collect().with_columns(
+        pl.Series("opened_by_3", per_round("by_3") / count), pl.Series("never_opened", per_round("never") / count),
+        pl.Series("mean_penalty", penalty, nan_to_null=True), pl.Series(f"mean_penalty{NUM}", num),
+        pl.Series(f"mean_penalty{DEN}", den), pl.Series("seat0_score", score[first_seat], dtype=dtype),
+        pl.Series("seat0_win", first_won), pl.Series("seat0_edge", first_won - someone_won / count),
+        pl.Series("winner_gain", gain, dtype=dtype))
 
 
 def round_metrics_frame(ds: Dataset) -> pl.DataFrame:
@@ -917,15 +1036,17 @@ def compare_variants(ds: Dataset, baseline: dict, metrics: Sequence[str] | None 
     wanted = [c for c in data.columns if c in metrics or (":" in c and c.rsplit(":", 1)[0] in metrics)]
     data = data.select(*dict.fromkeys([ds.unit_id, *keys, ds.cluster, *wanted]))  # only what is compared
     match = [pl.col(k) == _literal(v, data.schema[k]) for k, v in baseline.items()]
-    base = data.filter(*match)
-    if base.height == 0:
-        raise DatasetError(f"no rounds for the baseline {baseline}")
-    others = data.filter(~pl.all_horizontal(match))
-    variants = others.partition_by(keys, as_dict=True)
+    variants = _variant_parts(data, keys)
+    heads = pl.DataFrame(list(variants), schema=data.select(keys).schema, orient="row")  # a row a variant
+    is_base = heads.select(pl.all_horizontal(match)).to_series().to_list()
     rest = [k for k in keys if k not in baseline]
-    bases = base.partition_by(rest, as_dict=True) if rest else {(): base}
+    bases = {tuple(head[keys.index(k)] for k in rest): variants[head]
+             for head, b in zip(variants, is_base, strict=True) if b}
+    if not bases:
+        raise DatasetError(f"no rounds for the baseline {baseline}")
+    base = pl.concat(bases.values(), rechunk=False)
     rows = []
-    for combo in others.select(keys).unique().sort(keys).rows(named=True):
+    for combo in heads.filter(~pl.Series(is_base)).sort(keys).rows(named=True):
         v = variants[tuple(combo[k] for k in keys)]
         pair_on = [ds.unit_id, *rest]
         joined = _paired(v, bases.get(tuple(combo[k] for k in rest)), base, list(baseline), pair_on)
@@ -941,6 +1062,18 @@ def compare_variants(ds: Dataset, baseline: dict, metrics: Sequence[str] | None 
             rows.append({"variant": label, "metric": m, "n": n, "baseline": b, "value": a, "diff": diff,
                          "ci_low": low, "ci_high": high, "unpaired_half_width": float(unpaired)})
     return pl.DataFrame(rows)
+
+
+def _variant_parts(data: pl.DataFrame, keys: list[str]) -> dict[tuple, pl.DataFrame]:
+    """Each variant's rows of ``data`` by the values of its ``keys``: slices, not copies, where a
+    variant's rows lie together (a dataset in memory: :func:`in_memory`), else partitioned."""
+    if data.height:
+        starts = _stretch_starts(data, keys)
+        heads = data[starts].select(keys)
+        if heads.n_unique() == heads.height:  # each variant's rows together
+            ends = np.r_[starts[1:], data.height]
+            return {head: data.slice(s, e - s) for head, s, e in zip(heads.rows(), starts, ends, strict=True)}
+    return data.partition_by(keys, as_dict=True)
 
 
 def _paired(v: pl.DataFrame, b: pl.DataFrame | None, base: pl.DataFrame, baseline: list[str],

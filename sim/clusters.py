@@ -17,19 +17,19 @@ from __future__ import annotations
 
 import numpy as np
 
-from sim.jit import B1, F2, F3, I1, Workload, kernel, prepare
+from sim.jit import B1, F2, F2_READ, F3, I1, I1_READ, U16_READ, Workload, kernel, prepare
 
 CLUSTERS_WORKLOAD = Workload("the cluster statistics of a report", ("sim.clusters",))
 
 
-@kernel(I1, I1, I1, I1, F2, F3, F3, F2, F2, F2, I1, I1, I1, I1, B1, entry=True)
+@kernel(I1_READ, U16_READ, I1_READ, I1_READ, F2_READ, F3, F3, F2, F2, F2, I1, I1, I1, I1, B1, entry=True)
 def _cluster_sums(cluster, variant, cell, group_of, x, cells_out, groups_out, y, cell_count, group_count,
                   cell_met, group_met, touched_cells, touched_groups, seen):
     """The pass of :func:`cluster_sums` (jit-compiled): ``y``, ``cell_count``, ``group_count``
     a cluster's sums (zero between clusters), ``cell_met``/``group_met`` and the ``touched``
     lists the cells and groups it met. False when a cluster's rows are not side by side (a
     cluster id lower than the one before within a variant, or a variant met again)."""
-    n, values = x.shape
+    values, n = x.shape
     ncell = 0
     ngroup = 0
     for i in range(n + 1):
@@ -78,7 +78,7 @@ def _cluster_sums(cluster, variant, cell, group_of, x, cells_out, groups_out, y,
             touched_groups[ngroup] = g
             ngroup += 1
         for v in range(values):
-            xv = x[i, v]
+            xv = x[v, i]
             if not np.isnan(xv):
                 y[k, v] += xv
                 cell_count[k, v] += 1.0
@@ -88,24 +88,61 @@ def _cluster_sums(cluster, variant, cell, group_of, x, cells_out, groups_out, y,
 
 def cluster_sums(cluster: np.ndarray, variant: np.ndarray, cell: np.ndarray, group_of: np.ndarray,
                  x: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
-    """Per value (a column of ``x``, NaN for none), each cell's ``(Σy, Σy², Σy·m)`` and each
+    """Per value (a row of ``x``, NaN for none), each cell's ``(Σy, Σy², Σy·m)`` and each
     group's ``(clusters, Σm, Σm²)`` over the clusters of the rows (see the module's text):
     arrays ``(values, 3, cells)`` and ``(values, 3, groups)``. ``cluster``, ``variant``:
     each row's cluster id and variant number (small, from 0); ``cell``: its cell (from 0);
     ``group_of``: each cell's group (from 0). None when a cluster's rows are not side by side."""
     n = cluster.shape[0]
-    if not (variant.shape[0] == cell.shape[0] == x.shape[0] == n):
-        raise ValueError("cluster_sums: one cluster, variant, cell and row of values for each row")
+    if not (variant.shape[0] == cell.shape[0] == x.shape[1] == n):
+        raise ValueError("cluster_sums: one cluster, variant, cell and value of each row of x for each row")
     cells = group_of.shape[0]
     groups = int(group_of.max(initial=-1)) + 1
-    values = x.shape[1]
+    values = x.shape[0]
     prepare(CLUSTERS_WORKLOAD, progress=False)
     cells_out = np.zeros((values, 3, cells))
     groups_out = np.zeros((values, 3, groups))
-    ok = _cluster_sums(np.ascontiguousarray(cluster, dtype=np.int64), np.ascontiguousarray(variant, dtype=np.int64),
+    if variant.size and int(variant.max()) > np.iinfo(np.uint16).max:
+        raise ValueError("cluster_sums: variant numbers go up to 65535")
+    ok = _cluster_sums(np.ascontiguousarray(cluster, dtype=np.int64), np.ascontiguousarray(variant, dtype=np.uint16),
                        np.ascontiguousarray(cell, dtype=np.int64), np.ascontiguousarray(group_of, dtype=np.int64),
                        np.ascontiguousarray(x, dtype=np.float64), cells_out, groups_out, np.zeros((cells, values)),
                        np.zeros((cells, values)), np.zeros((groups, values)), np.zeros(cells, dtype=np.int64),
                        np.zeros(groups, dtype=np.int64), np.zeros(cells, dtype=np.int64),
                        np.zeros(groups, dtype=np.int64), np.zeros(int(variant.max(initial=0)) + 1, dtype=np.bool_))
     return (cells_out, groups_out) if ok else None
+
+
+@kernel(I1, I1, I1, entry=True)
+def _dense_codes(code, first, dense):
+    """The pass of :func:`dense_codes` (jit-compiled): ``first`` (-1 where unseen) and
+    ``dense`` filled, ``code`` rewritten in place; the number of codes seen."""
+    n = code.shape[0]
+    for i in range(n):
+        c = code[i]
+        if first[c] < 0:
+            first[c] = i
+    seen = 0
+    for c in range(first.shape[0]):
+        if first[c] >= 0:
+            dense[c] = seen
+            seen += 1
+    for i in range(n):
+        code[i] = dense[code[i]]
+    return seen
+
+
+def dense_codes(code: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
+    """``code`` (int64, each in ``0..size-1``; rewritten in place) numbered from 0 in the order
+    of their values, only those present counted, and the first row of each: two passes over the
+    rows where numpy's bincount, cumulative sum and two gathers made four, each a new array of
+    the rows' length."""
+    if code.dtype != np.int64 or not code.flags.c_contiguous:
+        raise ValueError("dense_codes: code must be a contiguous int64 array")
+    if code.size and (int(code.min()) < 0 or int(code.max()) >= size):
+        raise ValueError(f"dense_codes: codes must lie in 0..{size - 1}")
+    prepare(CLUSTERS_WORKLOAD, progress=False)
+    first = np.full(size, -1, dtype=np.int64)
+    dense = np.zeros(size, dtype=np.int64)
+    seen = _dense_codes(code, first, dense)
+    return code, first[first >= 0][:seen]

@@ -213,9 +213,10 @@ f64 = types.float64
 boolean = types.boolean
 
 
-def array(dtype, ndim: int):
-    """A C-contiguous array type: every array a kernel takes is C-contiguous."""
-    return types.Array(dtype, ndim, "C")
+def array(dtype, ndim: int, readonly: bool = False):
+    """A C-contiguous array type: every array a kernel takes is C-contiguous. ``readonly``: a
+    kernel that only reads it takes a polars column's numpy view as it is (writable arrays too)."""
+    return types.Array(dtype, ndim, "C", readonly=readonly)
 
 
 I1, I2, I3, I4 = (array(i64, n) for n in (1, 2, 3, 4))
@@ -225,6 +226,8 @@ I32_2 = array(types.int32, 2)
 B1, B2 = array(boolean, 1), array(boolean, 2)
 U1 = array(u64, 1)
 F1, F2, F3 = (array(types.float64, n) for n in (1, 2, 3))  # F2: the expert bots' tuning constants (a row a seat)
+I1_READ, F2_READ = array(i64, 1, readonly=True), array(types.float64, 2, readonly=True)
+U16_READ = array(types.uint16, 1, readonly=True)  # a dataset's variant numbers (sim.analysis.in_memory)
 
 
 def tuple_of(*members):

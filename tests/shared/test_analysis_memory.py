@@ -84,10 +84,13 @@ def test_the_report_s_questions_take_the_one_pass(small_data, duplicate, monkeyp
         raise AssertionError("grouped by cluster in polars")
 
     monkeypatch.setattr(A, "_per_cluster", grouping)
+    monkeypatch.setattr(A, "by_variant", grouping)  # round metrics: sums over a round's rows
+    monkeypatch.setattr(pl.DataFrame, "partition_by", grouping)  # variants compared: slices of the rows
     for ds in datasets:
         R.outcomes(ds)
         A.never_opened(ds)
         A.opened_by_turn(ds, seats=False)
+        A.compare_variants(ds, {ds.keys[0]: A.round_metrics_frame(ds)[ds.keys[0]][0]})
 
 
 def synthetic(rows: list[tuple], ordered: bool, duplicate: bool) -> A.Dataset:
@@ -144,3 +147,62 @@ def test_cluster_codes_of_sorted_ids_need_no_sort():
     ids = np.array([3, 3, 5, 9, 9, 9, 12])
     assert cluster_codes(ids).tolist() == np.unique(ids, return_inverse=True)[1].tolist() == [0, 0, 1, 2, 2, 2, 3]
     assert cluster_codes(np.array([5, 3, 5])).tolist() == [1, 0, 1]
+
+
+@settings(max_examples=80)
+@given(st.lists(st.tuples(st.sampled_from(["x", "y", None]), st.integers(0, 2),
+                          st.one_of(st.none(), st.integers(-300, 300))), max_size=80),
+       st.sampled_from([[], ["g"], ["g", "h"]]))
+def test_quantiles_from_counts_are_polars_own(rows, group):
+    """The medians and quantiles of scores, penalties and round lengths, read from how many
+    rows hold each value, are polars' (``nearest``; a median the mean of the middle two),
+    nulls left out and groups of nulls only too."""
+    lf = pl.DataFrame(rows, schema={"g": pl.String, "h": pl.Int8, "v": pl.Int32}, orient="row").lazy()
+    wanted = {"q05": 0.05, "q25": 0.25, "median": None, "q75": 0.75, "q90": 0.9, "q95": 0.95}
+    v = pl.col("v")
+    exprs = [v.median().alias(k) if q is None else v.quantile(q).alias(k) for k, q in wanted.items()]
+    expected = (lf.group_by(*group).agg(pl.len().alias("n"), *exprs) if group
+                else lf.select(pl.len().alias("n"), *exprs)).collect()
+    got = A._with_quantiles(lf, group, v, [pl.len().alias("n")], wanted)
+    if group:
+        expected, got = (d.sort(group, nulls_last=True) for d in (expected, got))
+    assert_frame_equal(got, expected, check_exact=True)
+
+
+@given(st.lists(st.integers(0, 40), max_size=200), st.integers(0, 10))
+def test_dense_codes_number_the_codes_present_in_order(codes, spare):
+    from sim.clusters import dense_codes
+
+    code = np.array(codes, dtype=np.int64)
+    dense, first = dense_codes(code.copy(), 41 + spare)
+    _, index, inverse = np.unique(code, return_index=True, return_inverse=True)
+    assert dense.tolist() == inverse.tolist() and first.tolist() == index.tolist()
+
+
+@given(st.lists(st.floats(-1e6, 1e6, allow_nan=False), min_size=1, max_size=50))
+def test_cluster_statistics_of_clusters_of_one_are_the_plain_sums(values):
+    """Every value its own cluster (the rounds of a run): the statistics skip the grouping,
+    to the bit."""
+    from sim.stats import cluster_stats
+
+    y = np.array(values)
+    codes = np.arange(y.size) * 2  # increasing, some absent
+    idx = np.repeat(np.arange(y.size), 1)
+    sizes = np.bincount(idx)
+    yc, mc = np.bincount(idx, weights=y), sizes.astype(float)
+    grouped = np.array([yc.size, y.size, yc.sum(), (yc * yc).sum(), (yc * mc).sum(), (mc * mc).sum()])
+    assert cluster_stats(y, codes, codes=True).tolist() == grouped.tolist()
+
+
+@given(st.lists(st.integers(0, 6), min_size=1, max_size=30), st.randoms())
+def test_players_take_their_round_s_columns_as_a_join_would(players, rnd):
+    """``in_memory`` gives each player row its round's columns by position when both tables
+    are sorted by round id, as written; shuffled, or a round missing, it joins: the same rows."""
+    rounds = pl.DataFrame({"round_id": range(0, 7), "mode": "x", "turns": [10 * i for i in range(7)]},
+                          schema={"round_id": pl.Int64, "mode": pl.String, "turns": pl.Int16})
+    rounds = rounds.filter(pl.col("round_id") != 3)  # a round with no row: its players have none
+    for ids in (sorted(players), rnd.sample(players, len(players))):
+        p = pl.DataFrame({"round_id": ids, "mode": "x", "seat": range(len(ids))},
+                         schema={"round_id": pl.Int64, "mode": pl.String, "seat": pl.Int8})
+        joined = p.join(rounds, on=["round_id", "mode"], how="left", maintain_order="left")
+        assert_frame_equal(A._with_rounds(p, rounds, ["mode"]), joined)

@@ -36,8 +36,13 @@ def opening_kinds(ds: Dataset, by: Sequence[str] | None = None) -> pl.DataFrame:
     ``share``, ``ci_low``, ``ci_high`` (shares of all players of the group).
     """
     group = group_columns(ds, by, ("players",))
-    kind = pl.col("open_kind").cast(pl.String).fill_null("never").alias("open_kind")
-    return category_shares(ds, ds.players.with_columns(kind), group, "open_kind")
+    # as categories in the order of their names (no text built for each of millions of players)
+    kinds = pl.Enum(["melds", "never", "pairs"])
+    kind = (pl.when(pl.col("open_kind") == "melds").then(pl.lit("melds", dtype=kinds))
+            .when(pl.col("open_kind") == "pairs").then(pl.lit("pairs", dtype=kinds))
+            .otherwise(pl.lit("never", dtype=kinds)).alias("open_kind"))
+    shares = category_shares(ds, ds.players.with_columns(kind), group, "open_kind")
+    return shares.with_columns(pl.col("open_kind").cast(pl.String))
 
 
 def discard_openings(ds: Dataset, by: Sequence[str] | None = None) -> pl.DataFrame:
@@ -47,12 +52,13 @@ def discard_openings(ds: Dataset, by: Sequence[str] | None = None) -> pl.DataFra
     ``share``, ``ci_low``, ``ci_high``.
     """
     group = group_columns(ds, by, ("players",))
-    opened = ds.players.filter(pl.col("opened")).with_columns(pl.col("open_kind").cast(pl.String))
+    opened = ds.players.filter(pl.col("opened"))  # open_kind's categories sort as their names
     df = (opened.group_by(*group, "open_kind")
           .agg(pl.col("took_discard").sum().alias("k"), pl.len().alias("n"))
           .sort(*group, "open_kind").collect())
     ci = clustered_intervals(ds, opened, [*group, "open_kind"], pl.col("took_discard"), True)
-    return with_intervals(wilson_shares(df), ci, [*group, "open_kind"])
+    shares = with_intervals(wilson_shares(df), ci, [*group, "open_kind"])
+    return shares.with_columns(pl.col("open_kind").cast(pl.String))
 
 
 def opening_values(ds: Dataset, kind: str = "melds", by: Sequence[str] | None = None) -> pl.DataFrame:
@@ -62,7 +68,7 @@ def opening_values(ds: Dataset, kind: str = "melds", by: Sequence[str] | None = 
     the group), ``share``, ``ci_low``, ``ci_high``.
     """
     group = group_columns(ds, by, ("players",))
-    openings = ds.players.filter(pl.col("open_kind").cast(pl.String) == kind)
+    openings = ds.players.filter(pl.col("open_kind") == kind)
     return category_shares(ds, openings, group, "open_value")
 
 
@@ -73,7 +79,7 @@ def threshold_by_order(ds: Dataset, by: Sequence[str] | None = None, kind: str =
     ``ci_low``, ``ci_high``, ``mean_value`` (the opening's value).
     """
     group = group_columns(ds, by, ("players", "threshold_mode"))
-    df = (ds.players.filter(pl.col("open_kind").cast(pl.String) == kind)
+    df = (ds.players.filter(pl.col("open_kind") == kind)
           .group_by(*group, "open_order")
           .agg(pl.len().alias("n"), pl.col("open_threshold").mean().alias("mean"),
                pl.col("open_threshold").std().fill_null(0).alias("sd"),
@@ -133,9 +139,9 @@ def penalty_distribution(ds: Dataset, by: Sequence[str] | None = None) -> pl.Dat
     """
     group = group_columns(ds, by, ("players",))
     won = (pl.col("winner_seat") == pl.col("seat")).fill_null(False)
-    kind = pl.col("open_kind").cast(pl.String)
-    lost = ds.players.filter(~won & pl.col("opened")).with_columns(kind, (-pl.col("score")).alias("penalty"))
-    return category_shares(ds, lost, [*group, "open_kind"], "penalty")
+    lost = ds.players.filter(~won & pl.col("opened")).with_columns((-pl.col("score")).alias("penalty"))
+    shares = category_shares(ds, lost, [*group, "open_kind"], "penalty")  # its categories sort as their names
+    return shares.with_columns(pl.col("open_kind").cast(pl.String))
 
 
 def winner_gain(ds: Dataset, by: Sequence[str] | None = None) -> pl.DataFrame:
