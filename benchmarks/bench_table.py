@@ -3,6 +3,7 @@ taken from played rounds, and side by side with the MILP solver ``rummikub-solve
 
     python benchmarks/bench_table.py [--rounds 40] [--seed 2026] [--reference 300]
     python benchmarks/bench_table.py --house-rules 20000 [--repeats 3] [--rule wrap_runs] [--slowest 10]
+    python benchmarks/bench_table.py --every-cut 20000 [--cap 262144]
 
 Positions: every turn of an opened player in ``--rounds`` greedy rounds of 2 to 4 players
 (each opens with its best opening from the rack, then places the most value the table
@@ -29,6 +30,9 @@ asked (:data:`HOUSE_RULES`, or those named by ``--rule``), each from greedy roun
 under that rule, the solve and the whole turn timed and reported per rule; ``--slowest K``
 adds where the slowest solves' time goes (positions visited, memo entries, the cost of
 a position) and the K slowest positions themselves.
+
+With ``--every-cut N``: N positions of ``wrap_runs`` rounds solved at each cut of the circle
+of numbers, to see how far a better choice of cut could bring the tail (positions visited).
 """
 
 from __future__ import annotations
@@ -283,6 +287,41 @@ def where_the_time_goes(name: str, positions: list[dict], solve: list[float], se
               f"{len(p['rack'].split()):5d} {jokers:7d}  {' | '.join(p['table'])} / {p['rack']}")
 
 
+def every_cut(wanted: int, seed: int, cap: int) -> None:
+    """``wanted`` positions of ``wrap_runs`` rounds solved at each of the 13 cuts of the numbers
+    (a search given up past ``cap`` positions counts as more than ``cap``): what the best cut for
+    every position would visit, against the 13-1 cut alone and the solver's own choice (its
+    last cut's count: the cuts it gave up on are not in it). Positions visited, not time,
+    so the figures do not move with the machine's load."""
+    from sim.games.rummikub.tablesolver import STATS
+
+    rules = RULES.replace(wrap_runs=True)
+    positions = load_positions(0, seed, rules, wanted, "wrap_runs")[:wanted]
+    sim.table_play("R1", "R2 R3 R4")  # compile or load the kernels
+    solver = Solver()
+    visited = np.zeros((len(positions), 13))
+    chosen = np.zeros(len(positions))
+    for i, p in enumerate(positions):
+        t, pins = table_counts(read_table(p["table"], rules), bound=True)
+        r = np.asarray(parse_rack(p["rack"]).counts, dtype=np.int64)
+        for cut in range(-1, 13):
+            solver.space[STATS + 4], solver.space[STATS + 5] = (cap, 0) if cut >= 0 else (0, 0)
+            solver.run(t, r, rules, 0, pins=pins, cut=cut)
+            count = solver.space[STATS + 2] if not solver.space[STATS + 5] else cap + 1
+            if cut < 0:
+                chosen[i] = count
+            else:
+                visited[i, cut] = count
+        solver.space[STATS + 4] = solver.space[STATS + 5] = 0
+    print(f"{len(positions):,} positions of wrap_runs rounds (seed {seed}), positions visited at each of the 13 "
+          f"cuts (capped at {cap:,})")
+    print(f"  {'':34s} {'median':>8s} {'p99':>10s} {'mean':>10s} {'max':>12s}")
+    for label, x in (("the best cut for each position", visited.min(axis=1)), ("the 13-1 cut alone", visited[:, 0]),
+                     ("the solver's choice (its last cut)", chosen)):
+        print(f"  {label:34s} {np.median(x):8.0f} {np.percentile(x, 99):10.0f} {x.mean():10.1f} {x.max():12,.0f}")
+    print(f"  positions whose every cut passed the cap: {int(np.sum(visited.min(axis=1) > cap))}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--rounds", type=int, default=40)
@@ -296,11 +335,18 @@ def main() -> None:
                     help="with --house-rules: only this house rule (repeat for more)")
     ap.add_argument("--slowest", type=int, default=0, metavar="K",
                     help="with --house-rules: where the slowest solves go, and the K slowest")
+    ap.add_argument("--every-cut", type=int, default=0, metavar="N",
+                    help="solve N wrap_runs positions at each of the 13 cuts of the numbers, then stop")
+    ap.add_argument("--cap", type=int, default=1 << 18,
+                    help="with --every-cut: positions a cut may visit before it is given up")
     args = ap.parse_args()
 
     import numba
 
     numba.set_num_threads(1)
+    if args.every_cut:
+        every_cut(args.every_cut, args.seed, args.cap)
+        return
     if args.house_rules:
         house_rules(args.house_rules, args.seed, args.repeats, args.rule, args.slowest)
         return

@@ -907,6 +907,8 @@ def main() -> None:
         typer.echo(f"error: out of memory{doing}{detail}; use fewer --jobs or a smaller --chunk (or fewer "
                    "--rounds, --samples)", err=True)
         sys.exit(2)
+    if code == 130:  # Ctrl-C (or SIGTERM, read as one): typer ends the command with 130 and says nothing
+        typer.echo("error: interrupted", err=True)
     sys.exit(code if isinstance(code, int) else 0)
 
 

@@ -10,7 +10,8 @@ each cluster and cell the pass sums ``y`` (the row values, NaN left out) and cou
 ``m``, a cluster's count in a group, is the sum of its cells' counts. At each cluster's end
 it adds to the cell's totals ``(Σy, Σy², Σy·m)`` and to the group's ``(clusters, Σm, Σm²)``
 (:data:`sim.stats.CLUSTER_FIELDS`), in row order, so the sums are those of
-:func:`numpy.bincount` over the same rows.
+:func:`numpy.bincount` over the same rows. The cells are numbered from 0 by
+:func:`dense_codes`, the combinations of a question's group columns that occur.
 """
 
 from __future__ import annotations

@@ -455,4 +455,5 @@ def test_a_report_stopped_by_sigterm_leaves_the_old_report_and_no_half_built_one
     p.send_signal(signal.SIGTERM)
     _, err = p.communicate(timeout=60)
     assert p.returncode == 130, err.decode()  # as an interrupt (128 + SIGINT), as Ctrl-C ends it
+    assert err.decode().strip().splitlines()[-1] == "error: interrupted"  # one line says why
     assert not list(out.glob(".report-*")) and (out / "report.md").read_bytes() == old
