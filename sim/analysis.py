@@ -613,34 +613,35 @@ def _with_quantiles(lf: pl.LazyFrame, group: list[str], value: pl.Expr, aggs: li
     many rows hold each value, where polars sorted each group's rows for each quantile; the
     same numbers (a median is the mean of the two middle values, a quantile the value at
     ``(n - 1)·q`` rounded half away from zero)."""
-    df = (lf.group_by(*group).agg(*aggs) if group else lf.select(*aggs)).collect()
     dtype = lf.select(value).collect_schema().dtypes()[0]
     if not dtype.is_integer():
-        exprs = [value.median().alias(k) if q is None else value.quantile(q).alias(k) for k, q in quantiles.items()]
-        found = (lf.group_by(*group).agg(*exprs) if group else lf.select(*exprs)).collect()
-    else:
-        counts = (lf.select(*group, value.alias("_x")).drop_nulls("_x").group_by(*group, "_x").len()
-                  .sort(*group, "_x").collect())
-        starts = _stretch_starts(counts, group)
-        ends = np.r_[starts[1:], counts.height][:starts.size]
-        x, cum = counts["_x"].to_numpy().astype(float), counts["len"].to_numpy().astype(np.int64)
-        columns = {k: [] for k in quantiles}
-        for a, b in zip(starts, ends, strict=True):
-            at = np.cumsum(cum[a:b])
-            n = int(at[-1])
+        aggs = [*aggs, *[value.median().alias(k) if q is None else value.quantile(q).alias(k)
+                         for k, q in quantiles.items()]]
+        return (lf.group_by(*group).agg(*aggs) if group else lf.select(*aggs)).collect()
+    # both in one go: files scanned lazily are read once
+    df, counts = pl.collect_all([
+        lf.group_by(*group).agg(*aggs) if group else lf.select(*aggs),
+        lf.select(*group, value.alias("_x")).drop_nulls("_x").group_by(*group, "_x").len().sort(*group, "_x")])
+    starts = _stretch_starts(counts, group)
+    ends = np.r_[starts[1:], counts.height][:starts.size]
+    x, cum = counts["_x"].to_numpy().astype(float), counts["len"].to_numpy().astype(np.int64)
+    columns = {k: [] for k in quantiles}
+    for a, b in zip(starts, ends, strict=True):
+        at = np.cumsum(cum[a:b])
+        n = int(at[-1])
 
-            def nth(i: int, xs=x[a:b], at=at) -> float:  # the i-th value (from 0) in order
-                return float(xs[np.searchsorted(at, i, side="right")])
-            for k, q in quantiles.items():
-                if q is None:
-                    columns[k].append((nth((n - 1) // 2) + nth(n // 2)) / 2)
-                else:
-                    f = (n - 1) * q
-                    columns[k].append(nth(int(np.floor(f)) + (f - np.floor(f) >= 0.5)))
-        if not group and not starts.size:  # no values at all: null, as polars says
-            columns = {k: [None] for k in quantiles}
-        found = pl.DataFrame([pl.Series(k, v, dtype=pl.Float64) for k, v in columns.items()])
-        found = counts[starts].select(group).hstack(found) if group else found
+        def nth(i: int, xs=x[a:b], at=at) -> float:  # the i-th value (from 0) in order
+            return float(xs[np.searchsorted(at, i, side="right")])
+        for k, q in quantiles.items():
+            if q is None:
+                columns[k].append((nth((n - 1) // 2) + nth(n // 2)) / 2)
+            else:
+                f = (n - 1) * q
+                columns[k].append(nth(int(np.floor(f)) + (f - np.floor(f) >= 0.5)))
+    if not group and not starts.size:  # no values at all: null, as polars says
+        columns = {k: [None] for k in quantiles}
+    found = pl.DataFrame([pl.Series(k, v, dtype=pl.Float64) for k, v in columns.items()])
+    found = counts[starts].select(group).hstack(found) if group else found
     if not group:
         return df.hstack(found)
     return df.join(found, on=group, how="left", nulls_equal=True, maintain_order="left")
