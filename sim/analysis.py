@@ -191,7 +191,8 @@ def _with_rounds(players: pl.DataFrame, rounds: pl.DataFrame, keys: Sequence[str
     id, the players' order kept): taken by position where both are sorted by round id as
     written and every player's round is there, which is three times quicker than joining."""
     rid, pid = rounds["round_id"].to_numpy(), players["round_id"].to_numpy()
-    if rid.size and pid.size and np.all(rid[1:] > rid[:-1]) and np.all(pid[1:] >= pid[:-1]):
+    shared = set(players.columns) & set(rounds.columns) - {"round_id", *keys}  # a join would suffix them
+    if not shared and rid.size and pid.size and np.all(rid[1:] > rid[:-1]) and np.all(pid[1:] >= pid[:-1]):
         at = np.searchsorted(rid, pid)
         if np.array_equal(rid[np.minimum(at, rid.size - 1)], pid):
             return players.hstack(rounds.drop("round_id", *keys)[at])
@@ -301,6 +302,8 @@ def _codes(df: pl.DataFrame, lead: np.ndarray | None = None) -> tuple[np.ndarray
             return None
         # in place: a new array of the rows' length for each step costs more than the step
         code *= span
+        if int(high) >= np.iinfo(np.int64).max:  # no room for the null's code
+            return None
         if col.null_count() or col.dtype == pl.UInt64:  # numpy adds no uint64 to int64 in place
             col = col.cast(pl.Int64).fill_null(int(high) + 1)
         code += col.to_numpy()
@@ -634,7 +637,8 @@ def _with_quantiles(lf: pl.LazyFrame, group: list[str], value: pl.Expr, aggs: li
             return float(xs[np.searchsorted(at, i, side="right")])
         for k, q in quantiles.items():
             if q is None:
-                columns[k].append((nth((n - 1) // 2) + nth(n // 2)) / 2)
+                low = nth((n - 1) // 2)
+                columns[k].append(low + (nth(n // 2) - low) * 0.5)  # as polars: to the bit past 2**53
             else:
                 f = (n - 1) * q
                 columns[k].append(nth(int(np.floor(f)) + (f - np.floor(f) >= 0.5)))
@@ -786,8 +790,10 @@ def seat_advantage(ds: Dataset, by: Sequence[str] | None = None) -> pl.DataFrame
     if ds.ordered:  # in memory: the edges over each round's rows once for both questions below
         kept = dict.fromkeys([*group, VARIANT, ds.unit_id, ds.cluster, *[f"_{k}" for k in values]])
         lf = lf.select(*kept).collect().lazy()
-    # a deal's rounds with one row each of a group (a seat) are as many as its rows: no hashing
-    deals = pl.col(ds.cluster).count() if _one_row_per_cluster(ds, lf, group) else pl.col(ds.cluster).n_unique()
+    # a deal's rounds with one row each of a group (a seat of a variant) are as many as its rows:
+    # no hashing (variants pooled, the same deal ids come once a variant: counted apart)
+    one = _one_row_per_cluster(ds, lf, group) and set(ds.keys) <= set(group)
+    deals = pl.col(ds.cluster).count() if one else pl.col(ds.cluster).n_unique()
     df = (lf.group_by(*group).agg(pl.len().alias("rounds"), deals.alias("deals"),
                                   pl.col("_win").mean().alias("win_share"),
                                   pl.col("_win_edge").mean().alias("win_edge"),
@@ -909,7 +915,8 @@ def _round_sums(ds: Dataset, rounds: pl.LazyFrame, won: pl.Expr, lost: pl.Expr) 
         (~pl.col("opened")).alias("never"), lost.alias("lost"), (pl.col("seat") == 0).alias("first_seat"),
         won.alias("won"), (pl.col("winner_seat") == 0).fill_null(False).cast(pl.Float64).alias("first_won"),
         pl.col("winner_seat").is_not_null().cast(pl.Float64).alias("someone_won")).collect()
-    if p.height == 0 or sum(p[c].null_count() for c in ("score", "never", "first_seat", "lost", "won")):
+    if (p.height == 0 or not p.schema["score"].is_integer()  # a share of a tie (K-END-2): polars sums it
+            or sum(p[c].null_count() for c in ("score", "never", "first_seat", "lost", "won"))):
         return None
     order = ds.rounds.select(VARIANT, "round_id").collect()
     rid, var = p["round_id"].to_numpy(), p[VARIANT].to_numpy()

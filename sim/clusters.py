@@ -103,8 +103,8 @@ def cluster_sums(cluster: np.ndarray, variant: np.ndarray, cell: np.ndarray, gro
     prepare(CLUSTERS_WORKLOAD, progress=False)
     cells_out = np.zeros((values, 3, cells))
     groups_out = np.zeros((values, 3, groups))
-    if variant.size and int(variant.max()) > np.iinfo(np.uint16).max:
-        raise ValueError("cluster_sums: variant numbers go up to 65535")
+    if variant.size and not 0 <= int(variant.min()) <= int(variant.max()) <= np.iinfo(np.uint16).max:
+        raise ValueError("cluster_sums: variant numbers go from 0 to 65535")
     ok = _cluster_sums(np.ascontiguousarray(cluster, dtype=np.int64), np.ascontiguousarray(variant, dtype=np.uint16),
                        np.ascontiguousarray(cell, dtype=np.int64), np.ascontiguousarray(group_of, dtype=np.int64),
                        np.ascontiguousarray(x, dtype=np.float64), cells_out, groups_out, np.zeros((cells, values)),

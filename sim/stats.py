@@ -73,8 +73,10 @@ def cluster_stats(values, clusters=None, codes: bool = False) -> np.ndarray:
     ``codes``: the ids are already small integers from 0 (:func:`cluster_codes`; some may
     be absent), which spares sorting them again for each of many values."""
     y = np.asarray(values, dtype=float)
-    if codes and np.all(np.diff(clusters) > 0):  # every value its own cluster (the rounds of a run)
-        clusters = None
+    if codes and clusters is not None:
+        ids = np.asarray(clusters)
+        if np.all(ids[1:] > ids[:-1]):  # every value its own cluster (the rounds of a run)
+            clusters = None
     if clusters is None:
         return np.array([y.size, y.size, y.sum(), (y * y).sum(), y.sum(), y.size], dtype=float)
     idx = np.asarray(clusters) if codes else np.unique(np.asarray(clusters), return_inverse=True)[1]

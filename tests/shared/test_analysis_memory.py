@@ -206,3 +206,45 @@ def test_players_take_their_round_s_columns_as_a_join_would(players, rnd):
                          schema={"round_id": pl.Int64, "mode": pl.String, "seat": pl.Int8})
         joined = p.join(rounds, on=["round_id", "mode"], how="left", maintain_order="left")
         assert_frame_equal(A._with_rounds(p, rounds, ["mode"]), joined)
+
+
+def test_seat_edges_count_distinct_deals_when_variants_are_pooled(small_data):
+    """``deals`` is the number of distinct deals of a group; pooled over variants, which play
+    the same deals (the same round ids), a deal counts once (a count of rows would not do)."""
+    for ds in (A.open_dataset(small_data / "variants"), A.in_memory(A.open_dataset(small_data / "variants"))):
+        for by in ([], ["players"], list(ds.keys)):
+            adv = A.seat_advantage(ds, by=by)
+            group = [*by, "seat"]
+            deals = ds.players.group_by(*group).agg(pl.col(ds.cluster).n_unique().alias("want")).collect()
+            both = adv.join(deals, on=group, nulls_equal=True)
+            assert both.height == adv.height and (both["deals"] == both["want"]).all()
+
+
+def test_round_metrics_of_a_share_of_a_tie_are_polars_own(small_data):
+    """A Rummikub score may be a share of a tie (K-END-2), a fraction: the round sums (integers)
+    decline it and polars sums, so a fractional penalty is not truncated."""
+    mem = A.in_memory(A.open_dataset(small_data / "rummikub"))
+    players = mem.players.with_columns(
+        pl.when(pl.col("seat") == 1).then(pl.col("score").cast(pl.Float64) - 0.5)
+        .otherwise(pl.col("score").cast(pl.Float64)).alias("score"))
+
+    def with_players(ordered: bool) -> A.Dataset:
+        return A.Dataset(mem.path, mem.manifest, mem.keys, mem.rounds, players,
+                         tables={"rounds": mem.rounds, "players": players}, ordered=ordered)
+
+    fast, grouped = A.round_metrics(with_players(True)).collect(), A.round_metrics(with_players(False)).collect()
+    same(fast, grouped)
+    assert (fast["mean_penalty"] % 1 != 0).any()  # the halves kept
+
+
+def test_group_codes_decline_a_column_with_no_room_for_its_nulls():
+    """A group column reaching the largest Int64 with a null gets no code (the polars grouping answers)."""
+    df = pl.DataFrame({"g": [2**63 - 1, None]}, schema={"g": pl.Int64})
+    assert A._codes(df) is None
+    assert A._codes(pl.DataFrame({"g": [5, None, 7]}, schema={"g": pl.Int64}))[0].tolist() == [0, 2, 1]
+
+
+def test_a_median_of_huge_integers_is_polars_own_to_the_bit():
+    lf = pl.DataFrame({"v": [-214449326732510543, 4221110912479390162]}).lazy()
+    got = A._with_quantiles(lf, [], pl.col("v"), [pl.len().alias("n")], {"median": None})
+    assert got["median"].item() == lf.select(pl.col("v").median()).collect().item()
