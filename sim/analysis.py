@@ -302,10 +302,10 @@ def _codes(df: pl.DataFrame, lead: np.ndarray | None = None) -> tuple[np.ndarray
         span = int(high) - int(low) + 2  # the last for null
         if size * span > 1 << 24:
             return None
-        # in place: a new array of the rows' length for each step costs more than the step
-        code *= span
         if int(high) >= np.iinfo(np.int64).max:  # no room for the null's code
             return None
+        # in place: a new array of the rows' length for each step costs more than the step
+        code *= span
         if col.null_count() or col.dtype == pl.UInt64:  # numpy adds no uint64 to int64 in place
             col = col.cast(pl.Int64).fill_null(int(high) + 1)
         code += col.to_numpy()
@@ -793,7 +793,7 @@ def seat_advantage(ds: Dataset, by: Sequence[str] | None = None) -> pl.DataFrame
         kept = dict.fromkeys([*group, VARIANT, ds.unit_id, ds.cluster, *[f"_{k}" for k in values]])
         lf = lf.select(*kept).collect().lazy()
     # a deal's rounds with one row each of a group (a seat of a variant) are as many as its rows:
-    # no hashing (variants pooled, the same deal ids come once a variant: counted apart)
+    # no hashing; pooled over variants, which play the same deal ids, the distinct ids are counted
     one = _one_row_per_cluster(ds, lf, group) and set(ds.keys) <= set(group)
     deals = pl.col(ds.cluster).count() if one else pl.col(ds.cluster).n_unique()
     df = (lf.group_by(*group).agg(pl.len().alias("rounds"), deals.alias("deals"),
