@@ -311,12 +311,6 @@ def _codes(df: pl.DataFrame, lead: np.ndarray | None = None) -> tuple[np.ndarray
         code += col.to_numpy()
         code -= int(low)
         size *= span
-    if not df.width and lead is not None and code.size and np.all(code[1:] >= code[:-1]):
-        # the variants' numbers alone, in order (a dataset in memory): each from where it starts
-        first = np.flatnonzero(np.r_[True, code[1:] != code[:-1]])
-        if first.size == size:  # every variant present: their numbers are the codes
-            return code, first
-        return np.repeat(np.arange(first.size), np.diff(np.r_[first, code.size])), first
     return dense_codes(code, size)
 
 
@@ -921,12 +915,10 @@ def _round_sums(ds: Dataset, rounds: pl.LazyFrame, won: pl.Expr, lost: pl.Expr) 
             or sum(p[c].null_count() for c in ("score", "never", "first_seat", "lost", "won"))):
         return None
     order = ds.rounds.select(VARIANT, "round_id").collect()
-    rid, var = p["round_id"].to_numpy(), p[VARIANT].to_numpy()
-    start = np.flatnonzero(np.r_[True, (rid[1:] != rid[:-1]) | (var[1:] != var[:-1])])
-    if not (np.array_equal(rid[start], order["round_id"].to_numpy())
-            and np.array_equal(var[start], order[VARIANT].to_numpy())):
+    start = _stretch_starts(p, [VARIANT, "round_id"])
+    if not p[start].select(VARIANT, "round_id").equals(order):  # a round's players side by side, rounds in order
         return None
-    count = np.diff(np.r_[start, rid.size])
+    count = np.diff(np.r_[start, p.height])
 
     def per_round(col: str | np.ndarray) -> np.ndarray:
         return np.add.reduceat(p[col].to_numpy() if isinstance(col, str) else col, start, dtype=np.int64)
