@@ -134,9 +134,9 @@ def load_positions(rounds: int, seed: int, rules=None, wanted: int = 0, name: st
 def time_kernel(positions: list[dict], objective: int, repeats: int, bound: bool,
                 rules=None, searched: list | None = None) -> tuple[list[float], list[int]]:
     """The solver alone: ``bound``, the table's jokers pinned to their tiles; else free.
-    ``searched`` gets each solve's positions visited and memo entries (its last cut's,
-    with wrap-around runs)."""
-    from sim.games.rummikub.tablesolver import STATS
+    ``searched`` gets each solve's positions visited (by every cut it tried, with
+    wrap-around runs) and memo entries (its last cut's)."""
+    from sim.games.rummikub.tablesolver import STATS, VISITED_ALL
 
     rules = rules or RULES
     solver = Solver()
@@ -153,7 +153,7 @@ def time_kernel(positions: list[dict], objective: int, repeats: int, bound: bool
         times.append(best * 1e6)
         tiles.append(int(solver.placed.sum()))
         if searched is not None:
-            searched.append((int(solver.space[STATS + 2]), int(solver.space[STATS])))
+            searched.append((int(solver.space[VISITED_ALL]), int(solver.space[STATS])))
     return times, tiles
 
 
@@ -291,9 +291,9 @@ def every_cut(wanted: int, seed: int, cap: int) -> None:
     """``wanted`` positions of ``wrap_runs`` rounds solved at each of the 13 cuts of the numbers
     (a search given up past ``cap`` positions counts as more than ``cap``): what the best cut for
     every position would visit, against the 13-1 cut alone and the solver's own choice (its
-    last cut's count: the cuts it gave up on are not in it). Positions visited, not time,
-    so the figures do not move with the machine's load."""
-    from sim.games.rummikub.tablesolver import STATS
+    last cut's count, and every cut it tried, those it gave up on included). Positions
+    visited, not time, so the figures do not move with the machine's load."""
+    from sim.games.rummikub.tablesolver import STATS, VISITED_ALL
 
     rules = RULES.replace(wrap_runs=True)
     positions = load_positions(0, seed, rules, wanted, "wrap_runs")[:wanted]
@@ -301,6 +301,7 @@ def every_cut(wanted: int, seed: int, cap: int) -> None:
     solver = Solver()
     visited = np.zeros((len(positions), 13))
     chosen = np.zeros(len(positions))
+    tried = np.zeros(len(positions))
     for i, p in enumerate(positions):
         t, pins = table_counts(read_table(p["table"], rules), bound=True)
         r = np.asarray(parse_rack(p["rack"]).counts, dtype=np.int64)
@@ -310,6 +311,7 @@ def every_cut(wanted: int, seed: int, cap: int) -> None:
             count = solver.space[STATS + 2] if not solver.space[STATS + 5] else cap + 1
             if cut < 0:
                 chosen[i] = count
+                tried[i] = solver.space[VISITED_ALL]
             else:
                 visited[i, cut] = count
         solver.space[STATS + 4] = solver.space[STATS + 5] = 0
@@ -317,7 +319,7 @@ def every_cut(wanted: int, seed: int, cap: int) -> None:
           f"cuts (capped at {cap:,})")
     print(f"  {'':34s} {'median':>8s} {'p99':>10s} {'mean':>10s} {'max':>12s}")
     for label, x in (("the best cut for each position", visited.min(axis=1)), ("the 13-1 cut alone", visited[:, 0]),
-                     ("the solver's choice (its last cut)", chosen)):
+                     ("the solver's choice (its last cut)", chosen), ("the solver, every cut it tried", tried)):
         print(f"  {label:34s} {np.median(x):8.0f} {np.percentile(x, 99):10.0f} {x.mean():10.1f} {x.max():12,.0f}")
     print(f"  positions whose every cut passed the cap: {int(np.sum(visited.min(axis=1) > cap))}")
 

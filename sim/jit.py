@@ -57,6 +57,7 @@ import numba
 from llvmlite import binding as ll
 from numba import types
 from numba.core import codegen, targetconfig
+from numba.core.registry import CPUDispatcher
 
 # numba's own TargetConfig.values and __hash__, kept for the check below and its test
 NUMBA_FLAG_METHODS = getattr(targetconfig.TargetConfig, "_sim_numba_methods",
@@ -265,6 +266,18 @@ class Kernel:
 _KERNELS: dict[str, list[Kernel]] = {}  # by module, in the order of definition
 
 
+class _InnerDispatcher(CPUDispatcher):
+    """The dispatcher of a kernel without a Python entry (``entry=False``): kernels call its
+    machine code directly, as ever; a call from Python, which would jump into the wrapper
+    it was compiled without and kill the process, raises instead."""
+
+    def __call__(self, *args, **kwargs):
+        f = self.py_func
+        raise TypeError(f"{f.__module__}.{f.__qualname__} is a kernel only other kernels call: it was declared "
+                        f"without a Python entry (sim.jit.kernel(entry=False)); call the entry kernel that uses it, "
+                        f"or declare it with entry=True")
+
+
 def kernel(*arg_types, parallel: bool = False, inline: bool = False, entry: bool = False, counted: bool = True,
            machine_code: bool = False):
     """Declare a numba kernel taking ``arg_types`` (jit-compiled with ``cache=True``).
@@ -273,13 +286,14 @@ def kernel(*arg_types, parallel: bool = False, inline: bool = False, entry: bool
     the order they are written. ``inline=True``: inlined into callers, never compiled
     alone. ``entry=True``: called from Python; the others get no Python wrapper (it
     would unbox every array of their tuple arguments, a large function to compile for
-    nothing) and cannot be called from Python. ``counted=False``: a kernel that allocates
-    nothing is compiled without numba's reference counting, so a call does not count its
-    array arguments in and out (atomic operations that cost the table solver a fifth of
-    its time; and for an engine's entry, whose tuples hold dozens of arrays, 8 to 20% of
-    compiling it). The kernels it calls count their own. ``machine_code=True``: made into
-    machine code even if only linked into callers, who then link the IR LLVM's code
-    generation rewrote (see :func:`_link_only_libraries`; the Rummikub table solver's).
+    nothing) and cannot be called from Python (such a call raises a TypeError that says
+    so). ``counted=False``: a kernel that allocates nothing is compiled without numba's
+    reference counting, so a call does not count its array arguments in and out (atomic
+    operations that cost the table solver a fifth of its time; and for an engine's
+    entry, whose tuples hold dozens of arrays, 8 to 20% of compiling it). The kernels it
+    calls count their own. ``machine_code=True``: made into machine code even if only
+    linked into callers, who then link the IR LLVM's code generation rewrote (see
+    :func:`_link_only_libraries`; the Rummikub table solver's).
     """
 
     def declare(fn):
@@ -288,6 +302,8 @@ def kernel(*arg_types, parallel: bool = False, inline: bool = False, entry: bool
         options = {} if counted else {"_nrt": False}
         dispatcher = numba.njit(cache=True, parallel=parallel, no_cpython_wrapper=not entry,
                                 no_cfunc_wrapper=True, **options)(fn)
+        if not entry:
+            dispatcher.__class__ = _InnerDispatcher
         _KERNELS.setdefault(fn.__module__, []).append(Kernel(dispatcher, tuple(arg_types), machine_code))
         return dispatcher
 

@@ -404,6 +404,27 @@ def test_k_var_wrap_runs_every_cut_of_the_numbers_gives_the_same_best_play(posit
         assert check_table_play(melds, _rack_counter(rack), list(play.melds), rules, list(play.freed)) == []
 
 
+def test_k_var_wrap_runs_cuts_ranked_by_the_product_of_the_colours_crossing_runs():
+    """The search tries each colour's runs across the cut with every choice of the other
+    colours', so a cut where four colours each have a few runs that may cross (four tiles
+    6 to 9 in each colour: 2 * 1 * 1 * 2 = 4 each, a product of 5**4 = 625) is tried after
+    one where a single colour has many (R12 R13 R1 R2 twice: 3 * 2 * 2 * 3 = 36, a product
+    of 37), though by their sum (16 against 36) it came first (tablesolver._cuts)."""
+    from sim.games.rummikub.tablesolver import _cuts
+    from sim.tiles import parse_rack
+
+    sim.table_play("R1", "R2 R3 R4")  # the kernels compiled in order (sim.jit.prepare), callees first
+    table = np.asarray(parse_rack("R12 R13 R1 R2 R12 R13 R1 R2 " + " ".join(
+        f"{c}{n}" for c in "RBKY" for n in range(6, 10))).counts, dtype=np.int64)
+    none = np.zeros_like(table)
+    order = list(_cuts(table, none, none))
+    between_13_and_1, between_7_and_8 = 0, 6  # shifts: the numbers either side of the cut become 13 and 1
+    assert sorted(order) == list(range(13))
+    assert order.index(between_13_and_1) < order.index(between_7_and_8)
+    # the rack's tiles and the bound jokers' count as the table's
+    assert list(_cuts(none, table, none)) == list(_cuts(none, none, table)) == order
+
+
 def _outcome(call):
     try:
         return call()

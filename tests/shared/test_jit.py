@@ -52,6 +52,19 @@ print("ready" if ready else "compiled", entry(10), len(twice.signatures))
 '''
 
 
+INNER = '''
+from sim import jit
+from tiny.caller import WORKLOAD, entry, twice
+jit.prepare(WORKLOAD, progress=False, jobs=1)
+print(entry(10))
+try:
+    twice(10, 1)
+except TypeError as e:
+    print(e)
+print(entry(10))
+'''
+
+
 def _run(code: str, env: dict, cwd: Path, *args) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-c", code, *map(str, args)], env=env, cwd=cwd, capture_output=True,
                           text=True, timeout=300)
@@ -207,6 +220,19 @@ def test_only_an_entry_kernels_module_is_optimised_and_compiled_whole(tiny):
 
 
 @pytest.mark.slow
+def test_a_kernel_without_a_python_entry_called_from_python_says_so(tiny):
+    """An ``entry=False`` kernel has no Python wrapper: called from Python it jumped into
+    nothing and the process died (a segmentation fault). It raises a TypeError naming it
+    and saying how to call it instead; kernels still call it as before."""
+    cwd, env = tiny
+    out = _run(INNER, env, cwd)
+    assert out.returncode == 0, out.stderr
+    first, message, last = out.stdout.splitlines()
+    assert first == last == str(3 * (10 + 1) + 2 * (0 + 1))  # entry: three calls of twice, two with base(0)
+    assert message.startswith("tiny.caller.twice is a kernel only other kernels call")
+    assert "entry=True" in message
+
+
 def test_a_changed_callee_recompiles_its_callers(tiny):
     """numba checks a cached kernel against its own file only: without the stamp, entry()
     cached with the old base() would still answer 35 after base() changed."""
