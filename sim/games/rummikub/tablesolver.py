@@ -307,19 +307,22 @@ def _close_runs(f, o, key):
 
 
 @solver_kernel(inline=True)
-def _pinned_at(pin, m):
-    """Whether a bound joker is left at number ``m``. There a free joker may stand for a
+def _pinned_numbers(pin, pin_kinds):
+    """The numbers at which a bound joker is left (bit ``m - 1`` for number ``m``; the
+    jokers' kinds are ``pin_kinds``, at most two). There a free joker may stand for a
     tile with a copy left: that copy may be the other tile of a group of three holding
     the bound joker, where the free joker cannot take its place (K-MELD-2), as in
     ``B3 J(B4) B5`` beside ``J(R4) B4 K4``."""
-    for c in range(COLOURS):
-        if pin[c * NUMBERS + m - 1] > 0:
-            return True
-    return False
+    numbers = 0
+    for i in range(2):
+        k = pin_kinds[i]
+        if k >= 0 and pin[k] > 0:
+            numbers |= 1 << (k % NUMBERS)
+    return numbers
 
 
-@solver_kernel(I1, I1, I1, I1, i64, i64, i64, i64, boolean, I1, I1, counted=False)
-def _options(f, o, pin, key, x, jokers, g3max, may_leave, cyclic, runs, out):
+@solver_kernel(I1, I1, I1, I1, I1, i64, i64, i64, i64, boolean, I1, I1, counted=False)
+def _options(f, o, pin, pin_kinds, key, x, jokers, g3max, may_leave, cyclic, runs, out):
     """Every meld that can hold tile ``x``, the lowest left, then (a rack tile) leaving it
     on the rack, written to ``out``; returns how many (jit-compiled).
 
@@ -336,10 +339,11 @@ def _options(f, o, pin, key, x, jokers, g3max, may_leave, cyclic, runs, out):
       is a group of three holding the other joker where K-MELD-2 allows one, and its other
       tile then makes a run with the two jokers; a copy left on the rack would score more.
       A bound joker cannot join such a run, so at a number where one is left a joker may
-      stand for any tile (:func:`_pinned_at`).
+      stand for any tile (:func:`_pinned_numbers`).
     Longer melds come first: they place more, so good plays are found early."""
     c = x // NUMBERS
     n = x % NUMBERS + 1
+    pinned = _pinned_numbers(pin, pin_kinds)
     count = 0
     longest = MAX_RUN
     _read_runs(key, c, runs)
@@ -362,6 +366,8 @@ def _options(f, o, pin, key, x, jokers, g3max, may_leave, cyclic, runs, out):
                 continue
             if not wraps and length > longest:
                 continue
+            if not wraps and p > jokers:
+                continue  # the numbers before x have no tile of its colour left: each a joker
             if first < 1:
                 first += NUMBERS
             need = 0  # positions no tile is left for: jokers
@@ -374,7 +380,7 @@ def _options(f, o, pin, key, x, jokers, g3max, may_leave, cyclic, runs, out):
                     if f[k] + o[k] == 0:
                         need |= 1 << q
                         used += 1
-                    elif _pinned_at(pin, m):
+                    elif (pinned >> (m - 1)) & 1:
                         may |= 1 << q
             ends = 0 if length == 3 else 1 | (1 << (length - 1))
             extra = 0
@@ -400,8 +406,8 @@ def _options(f, o, pin, key, x, jokers, g3max, may_leave, cyclic, runs, out):
         out[count] = 1 | (15 << 2) | (n << 8)
         count += 1
     free = 3 - others  # colours with no tile of this number left: jokers may stand for them
-    if _pinned_at(pin, n):
-        free = 3  # ... or, beside a bound joker, for a colour with a tile left (see _pinned_at)
+    if (pinned >> (n - 1)) & 1:
+        free = 3  # ... or, beside a bound joker, for a colour with a tile left (see _pinned_numbers)
     sub = 0
     while True:  # groups of three: the subsets of the other colours, smallest first
         real = 1
@@ -913,7 +919,8 @@ def _search(sc, n_needy, rem, g3max, cyclic, best, placed_out):
                 continue
             low = pos
             x = (pos % COLOURS) * NUMBERS + pos // COLOURS
-            _close_runs(f, o, key)
+            if key[5] | key[6]:  # open runs: close those no tile left can extend
+                _close_runs(f, o, key)
             slot = _memo_find(memo, key, memo_mask)
             probe[depth] = slot
             if slot >= 0 and memo[slot * (KEY + 1) + KEY] + w <= best:
@@ -928,8 +935,8 @@ def _search(sc, n_needy, rem, g3max, cyclic, best, placed_out):
                 keys[depth, i] = key[i]
             keys[depth, KEY] = low
             may_leave = 1 if f[x] == 0 else 0
-            n_opts[depth] = _options(f, o, pin, key, x, f[KINDS] + o[KINDS], g3max, may_leave, cyclic, runs,
-                                     options[depth])
+            n_opts[depth] = _options(f, o, pin, pin_kinds, key, x, f[KINDS] + o[KINDS], g3max, may_leave, cyclic,
+                                     runs, options[depth])
             next_opt[depth] = 0
             mode = _TRY
         elif mode == _TRY:
