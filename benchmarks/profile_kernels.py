@@ -50,7 +50,8 @@ def child(args: argparse.Namespace, map_path: Path) -> None:
     import sim
     from sim.jit import _KERNELS
 
-    rules = sim.preset(args.preset).replace(players=args.players, **dict(_setting(s) for s in args.set))
+    settings = dict(item.partition("=")[::2] for item in args.set)
+    rules = sim.preset(args.preset).with_settings(settings, players=args.players)  # as `sim run --set` reads them
     family = sim.games.family_of(rules)
     play = importlib.import_module(f"{type(family).__module__}.play")
     codes = play.policy_codes([args.policy], args.players)
@@ -72,19 +73,6 @@ def child(args: argparse.Namespace, map_path: Path) -> None:
     map_path.write_text("".join(f"{a:x} {n}\n" for a, n in sorted(functions)))
     print(f"{len(functions)} compiled functions mapped; playing {args.rounds:,} rounds", file=sys.stderr, flush=True)
     play.play_chunk(rules, 7, 10_000, args.rounds, codes)
-
-
-def _setting(text: str) -> tuple[str, object]:
-    key, _, value = text.partition("=")
-    if not value:
-        raise SystemExit(f"error: --set takes FIELD=VALUE, got {text!r}")
-    lowered = value.lower()
-    if lowered in ("true", "false"):
-        return key, lowered == "true"
-    try:
-        return key, int(value)
-    except ValueError:
-        return key, value
 
 
 FAR = 1 << 18  # bytes past a function's start beyond which a sample is not counted as its
