@@ -152,7 +152,7 @@ reference-rummikub: $(VENV)/.core
 # others, the oracle last (the fictive player of relative skill): Rummy 101 8,000 rounds a bot
 # and variant (500 deals), Rummikub 3,200 (200 deals), both greedy, careful, expert and oracle
 # (their searches would take hours at these sizes), card Rummy 101 800 matches (50 deals, its
-# ladder with the search). 32 minutes on 2 cores, compiling included (2026-12-04); reruns
+# ladder with the search). 53 minutes on 2 cores, compiling included (2026-12-05); reruns
 # skip what data/reference holds.
 SK := $(REF)/skill
 SKILL_RUNS := rummy101:8000:threshold_mode=fixed,increasing rummy101:8000:button_jokers=0,1 \
