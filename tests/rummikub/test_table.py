@@ -372,7 +372,8 @@ def test_k_var_wrap_runs_every_cut_of_the_numbers_gives_the_same_best_play(posit
     """With wrap-around runs the solver cuts the circle of numbers where few runs cross
     (tablesolver._cuts). On positions of simulated wrap-around rounds, some of them among the
     slowest when it always cut between 13 and 1 (up to 1.3 million positions visited), the best value
-    and the most tiles are the same from all 13 cuts, and from the cuts tried in turn when
+    and the most tiles are the same from all 13 cuts, searched either way (from the cut's 1
+    up, from its 13 down: tablesolver._descending), and from the cuts tried in turn when
     each search may visit only a few positions; the play ``sim.table_play`` returns is
     valid and checked by the referee."""
     from sim.games.rummikub.tableplay import Solver, read_table, table_counts
@@ -387,7 +388,7 @@ def test_k_var_wrap_runs_every_cut_of_the_numbers_gives_the_same_best_play(posit
     solver = Solver()
     for objective in (0, 1):
         chosen = solver.run(table, rack, rules, objective, pins=pins)[0]
-        by_cut = {cut: solver.run(table, rack, rules, objective, pins=pins, cut=cut)[0] for cut in range(13)}
+        by_cut = {cut: solver.run(table, rack, rules, objective, pins=pins, cut=cut)[0] for cut in range(26)}
         assert set(by_cut.values()) == {chosen}, (objective, chosen, by_cut)
         # a cut whose search passes its budget gives way to the next (here after 20 positions)
         solver.space[CUT_LIMIT] = 20
@@ -402,6 +403,68 @@ def test_k_var_wrap_runs_every_cut_of_the_numbers_gives_the_same_best_play(posit
     assert (after == np.array(meld_counts(melds)) + np.array(play.played.counts)).all()
     if play.can_play:
         assert check_table_play(melds, _rack_counter(rack), list(play.melds), rules, list(play.freed)) == []
+
+
+@pytest.mark.parametrize("name", ["free", "free_wrap_runs"])
+@settings(max_examples=150)
+@given(data=st.data(), objective=st.sampled_from(["value", "tiles"]), shift=st.integers(0, 12))
+def test_k_play_1_the_search_from_13_down_finds_the_same_best_play(name, data, objective, shift):
+    """The solver may search the numbers from 13 down (tablesolver._descending): mirrored
+    in, its melds mirrored back out. Forced either way (and with wrap-around runs from any
+    cut), it finds the brute force's best, and every meld it returns is valid and holds the
+    table's tiles and the rack tiles it says it placed."""
+    from sim.games.rummikub.tableplay import Solver, table_counts
+    from sim.games.rummikub.tablesolver import PRIMARY
+    from sim.solver.layout import to_meld
+
+    rules = VARIANTS[name]
+    melds, rack = data.draw(table_positions(wrap=rules.wrap_runs))
+    table = table_counts(melds)
+    r = np.array(rack, dtype=np.int64)
+    expected = reference(melds, rack, rules, objective)
+    solver = Solver()
+    first = shift if rules.wrap_runs else 0
+    for cut in (first, first + 13):
+        weight, n = solver.run(table, r, rules, 0 if objective == "value" else 1, cut=cut)
+        assert (weight // PRIMARY if weight > 0 else 0) == expected, (cut, weight, [str(m) for m in melds])
+        placed = solver.placed.copy()
+        if n < 0:  # nothing beats the table as it stands
+            assert expected == 0
+            continue
+        after = [to_meld(row) for row in solver.out[:n]]
+        for meld in after:
+            assert check_meld(meld, rules) is None, (cut, str(meld))
+        assert (np.array(meld_counts(after)) == np.array(meld_counts(melds)) + placed).all(), cut
+
+
+def test_k_play_1_the_search_starts_from_the_end_where_the_rack_tiles_have_fewer_tiles_before_them():
+    """The bound (the rack left) cuts nothing before the search reaches a rack tile's number,
+    so the search starts from the end where the rack's tiles have fewer tiles before them
+    (tablesolver._descending): here the rack's R12 K12 Y12 (a group) lie above a table of low
+    runs and groups, and its B8 and K8 look placeable (B6, B7 and K7 are on the table) but no
+    table holds them, so from 13 down; mirrored, from 1 up. The same play either way (the
+    group alone), in fewer positions from 13 down."""
+    from sim.games.rummikub.tableplay import Solver, read_table, table_counts
+    from sim.games.rummikub.tablesolver import STATS, _descending
+    from sim.tiles import parse_rack
+
+    sim.table_play("R1", "R2 R3 R4")  # the kernels compiled in order (sim.jit.prepare), callees first
+    low = read_table("R1 R2 R3 R4; B1 B2 B3; K2 K3 K4 K5; R5 B5 K5 Y5; Y3 Y4 Y5 Y6; R6 B6 Y6; B7 K7 Y7", RUMMIKUB)
+    table = table_counts(low)
+    rack = np.asarray(parse_rack("B8 K8 R12 K12 Y12").counts, dtype=np.int64)
+    assert _descending(table, rack)
+    def mirrored(counts):  # each number m as 14 - m
+        return np.concatenate([counts[c * 13:(c + 1) * 13][::-1] for c in range(4)] + [counts[52:]])
+
+    assert not _descending(mirrored(table), mirrored(rack))
+    solver = Solver()
+    visited = {}
+    for cut in (0, 13):
+        solver.run(table, rack, RUMMIKUB, 0, cut=cut)
+        visited[cut] = (solver.space[STATS + 2], solver.placed.copy())
+    assert (visited[0][1] == visited[13][1]).all()
+    assert visited[0][1].sum() == 3  # R12 K12 Y12
+    assert visited[13][0] < visited[0][0], visited
 
 
 def test_k_var_wrap_runs_cuts_ranked_by_the_product_of_the_colours_crossing_runs():
