@@ -436,6 +436,30 @@ def test_a_report_names_its_commit_and_flags_what_no_commit_can_make_again(tmp_p
     assert "<blockquote>" in page.read_text()
 
 
+def test_a_sigterm_that_polars_turns_into_a_rust_panic_still_stops_the_report_as_an_interrupt():
+    """A SIGTERM whose KeyboardInterrupt is raised inside a Python function that polars' Rust
+    code calls comes out as pyo3's PanicException (a BaseException), which ended ``sim
+    report`` with status 1 instead of 130 (once in CI). Inside the report's guard it is an
+    interrupt again; without a SIGTERM, such an exception passes as it is."""
+    import signal
+
+    from sim.report import _terminated_as_interrupt
+
+    class Panic(BaseException):  # stands for pyo3_runtime.PanicException
+        pass
+
+    before = signal.getsignal(signal.SIGTERM)
+    with pytest.raises(KeyboardInterrupt) as stopped, _terminated_as_interrupt():
+        try:
+            signal.raise_signal(signal.SIGTERM)
+        except KeyboardInterrupt as e:
+            raise Panic("called `Result::unwrap()` on an `Err` value: KeyboardInterrupt") from e
+    assert isinstance(stopped.value.__cause__, Panic)
+    with pytest.raises(Panic), _terminated_as_interrupt():
+        raise Panic("not a stop")
+    assert signal.getsignal(signal.SIGTERM) is before  # the handler before is back
+
+
 def test_a_report_stopped_by_sigterm_leaves_the_old_report_and_no_half_built_one(small_data, tmp_path):
     """``kill`` (SIGTERM) while ``sim report`` builds ends it as Ctrl-C does: status 130, the
     old report as it was and no hidden staging directory left in ``--out`` (it was left before)."""
