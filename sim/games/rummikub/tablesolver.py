@@ -1037,9 +1037,9 @@ def _descending(table, rack):
     still place it, so the bound (the rack left) cuts nothing, and a rack tile no table can
     place keeps every arrangement below it open. So the search starts from the end where the
     rack's tiles have fewer tiles before them: the sum over rack tiles of the tiles (table and
-    rack) of lower numbers, against the same of higher numbers. On 20,000 positions of
-    four-player rounds the positions visited fell by a quarter (the better of the two
-    directions for each position: by half) (jit-compiled)."""
+    rack) of lower numbers, against the same of higher numbers. On 20,000 positions of greedy
+    rounds of 2-4 players the positions visited fell by 29% (the better of the two directions
+    for each position: by 47%) (jit-compiled)."""
     below = np.int64(0)
     above = np.int64(0)
     seen = np.int64(0)  # tiles of the numbers below n
