@@ -28,18 +28,21 @@ def racks(draw, max_tiles: int = 10, max_jokers: int = 2, wrap: bool = False):
 @st.composite
 def table_positions(draw, max_melds: int = 4, max_rack: int = 6, wrap: bool = False):
     """A Rummikub table (valid melds, some with jokers) and a rack around the same numbers,
-    two copies of a tile and two jokers at most across both: ``(melds, rack counts)``."""
+    two copies of a tile and two jokers at most across both: ``(melds, rack counts)``.
+    With ``wrap``, the numbers are six in a row round the circle (13 then 1, K-VAR
+    ``wrap_runs``), so that the rack and the groups sit about runs across 13 and 1."""
     from sim.tiles import Meld
 
-    low = draw(st.integers(1, NUMBERS - 5))
-    numbers = list(range(low, low + 6))
+    low = draw(st.integers(1, NUMBERS if wrap else NUMBERS - 5))
+    numbers = [(low - 1 + i) % NUMBERS + 1 for i in range(6)]
     counts = [0] * COUNTS_LEN
     melds = []
     for _ in range(draw(st.integers(0, max_melds))):
         if draw(st.booleans()):
             c = draw(st.integers(0, 3))
             length = draw(st.integers(3, 5))
-            first = draw(st.integers(1, NUMBERS)) if wrap else draw(st.integers(low, low + 6 - length))
+            start = draw(st.integers(low, low + 6 - length))  # within the numbers
+            first = (start - 1) % NUMBERS + 1 if not wrap or draw(st.booleans()) else draw(st.integers(1, NUMBERS))
             kinds = [kind(c, (first - 1 + i) % NUMBERS + 1) for i in range(length)]
             meld_kind = "run"
         else:

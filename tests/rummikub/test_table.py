@@ -437,6 +437,43 @@ def test_k_play_1_the_search_from_13_down_finds_the_same_best_play(name, data, o
         assert (np.array(meld_counts(after)) == np.array(meld_counts(melds)) + placed).all(), cut
 
 
+@pytest.mark.parametrize(("name", "table", "rack"), [
+    ("wrap_runs", "B13 B1 B2", "B3"),  # the part after the cut grows by a rack tile: none owed before 13
+    ("wrap_runs", "B12 B13 B1", "B11 B2"),  # both parts grow: five in all
+    ("wrap_runs", "B12 B13 B1; R1 B1 K1", "B11 B2 B3 J"),  # six would be two runs
+    ("wrap_runs", "Y13 Y1 Y2 Y3; K12 K13 K1", "Y12 Y4 K2 K11 J"),
+    ("free_wrap_runs", "J(R12) R13 R1; R2 B2 K2", "R11 R3 R4"),  # the joker before 13 or after 1
+    ("free_wrap_runs", "K11 J(K12) K13 K1", "K2 K10 J"),
+    ("free_wrap_runs", "B11 J(B12) B13 B1; J(R1) R2 R3 R4", "R11"),  # J(B12) B13 B1: a joker before the search's lowest tile
+])
+def test_k_var_wrap_runs_a_run_across_the_cut_grows_on_both_sides_of_it(name, table, rack):
+    """A run across the cut of the numbers is formed in two parts (tablesolver._options): the
+    part after the cut when the search meets its lowest tile, grown as the search goes on,
+    then the part before the cut, up to 13, once the search gets there. From every cut,
+    searched either way, the brute force's best value and most tiles, every meld valid."""
+    from sim.games.rummikub.tableplay import Solver, read_table, table_counts
+    from sim.games.rummikub.tablesolver import PRIMARY
+    from sim.solver.layout import to_meld
+    from sim.tiles import parse_rack
+
+    rules = VARIANTS[name]
+    sim.table_play("R1", "R2 R3 R4", rules)  # the kernels compiled in order (sim.jit.prepare), callees first
+    melds = read_table(table, rules)
+    counts = np.asarray(parse_rack(rack).counts, dtype=np.int64)
+    t, pins = table_counts(melds, bound=True) if rules.joker_moves == "bound" else (table_counts(melds), None)
+    solver = Solver()
+    for objective in ("value", "tiles"):
+        expected = reference(melds, list(counts), rules, objective)
+        assert expected > 0
+        for cut in range(26):
+            weight, n = solver.run(t, counts, rules, 0 if objective == "value" else 1, pins=pins, cut=cut)
+            assert weight // PRIMARY == expected, (objective, cut, weight)
+            after = [to_meld(row) for row in solver.out[:n]]
+            for meld in after:
+                assert check_meld(meld, rules) is None, (cut, str(meld))
+            assert (np.array(meld_counts(after)) == np.array(meld_counts(melds)) + solver.placed).all(), cut
+
+
 def test_k_play_1_the_search_starts_from_the_end_where_the_rack_tiles_have_fewer_tiles_before_them():
     """The bound (the rack left) cuts nothing before the search reaches a rack tile's number,
     so the search starts from the end where the rack's tiles have fewer tiles before them
