@@ -444,7 +444,7 @@ def test_k_play_1_the_search_from_13_down_finds_the_same_best_play(name, data, o
     ("wrap_runs", "Y13 Y1 Y2 Y3; K12 K13 K1", "Y12 Y4 K2 K11 J"),
     ("free_wrap_runs", "J(R12) R13 R1; R2 B2 K2", "R11 R3 R4"),  # the joker before 13 or after 1
     ("free_wrap_runs", "K11 J(K12) K13 K1", "K2 K10 J"),
-    ("free_wrap_runs", "B11 J(B12) B13 B1; J(R1) R2 R3 R4", "R11"),  # J(B12) B13 B1: a joker before the search's lowest tile
+    ("free_wrap_runs", "B11 J(B12) B13 B1; J(R1) R2 R3 R4", "R11"),  # J(B12) B13 B1: a joker before x
 ])
 def test_k_var_wrap_runs_a_run_across_the_cut_grows_on_both_sides_of_it(name, table, rack):
     """A run across the cut of the numbers is formed in two parts (tablesolver._options): the
