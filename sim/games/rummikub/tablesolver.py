@@ -307,6 +307,17 @@ def _slots(run):
     return min(2, NUMBERS - (run & 15))
 
 
+@solver_kernel(inline=True)
+def _extendable(f, o, c, end, jokers, last):
+    """Whether a run of colour ``c`` ending at ``end`` can take a tile left up to ``last``:
+    ``end + 1``, or ``end + 2`` or ``end + 3`` after as many jokers."""
+    for gap in range(min(2, jokers) + 1):
+        m = end + 1 + gap
+        if m <= last and f[c * NUMBERS + m - 1] + o[c * NUMBERS + m - 1] > 0:
+            return True
+    return False
+
+
 @solver_kernel(I1, I1, I1, I1, counted=False)
 def _close_runs(f, o, key, runs):
     """Close the open runs that no tile left can extend: a run ending at e takes a tile
@@ -327,17 +338,9 @@ def _close_runs(f, o, key, runs):
             closed = False
             for i in range(OPEN):
                 v = runs[i]
-                if v & _INCOMING:
-                    end = v & 15
-                    open_ = False
-                    for gap in range(min(2, jokers) + 1):
-                        m = end + 1 + gap
-                        if m <= _NEAR_MOST and f[c * NUMBERS + m - 1] + o[c * NUMBERS + m - 1] > 0:
-                            open_ = True
-                            break
-                    if not open_:
-                        runs[i] = _OWED | end
-                        closed = True
+                if v & _INCOMING and not _extendable(f, o, c, v & 15, jokers, _NEAR_MOST):
+                    runs[i] = _OWED | (v & 15)
+                    closed = True
             if closed:
                 _write_runs(key, c, runs)
                 field = (key[word] >> shift) & 0xFFFFFFFF
@@ -351,13 +354,7 @@ def _close_runs(f, o, key, runs):
                 kept |= end << (8 * n_kept)  # seen to above
                 n_kept += 1
                 continue
-            open_ = False
-            for gap in range(min(2, jokers) + 1):
-                m = end + 1 + gap
-                if m <= NUMBERS and f[c * NUMBERS + m - 1] + o[c * NUMBERS + m - 1] > 0:
-                    open_ = True
-                    break
-            if open_:
+            if _extendable(f, o, c, end, jokers, NUMBERS):
                 kept |= end << (8 * n_kept)
                 n_kept += 1
             else:
