@@ -179,7 +179,9 @@ def new_space(memo_bits: int) -> np.ndarray:
 # Options: 0 leaves the tile on the rack; a group is 1 | colours << 2 | jokers << 6 |
 # number << 8 | pinned << 12 (a group of three: bit q, its q-th tile is a pinned copy); a
 # run is 2 | colour << 2 | first << 4 | length << 8 | joker positions << 11
-# (bit q: the q-th tile of the run is a joker).
+# (bit q: the q-th tile of the run is a joker), with _FROM_CUT or _TO_CUT | owed length << 18
+# for the two parts of a run across the cut; extending an open run is 3 | colour << 2 |
+# the run as stored (its end, and _INCOMING for a part after the cut) << 4 | jokers << 12.
 
 
 @solver_kernel(inline=True)
