@@ -73,7 +73,7 @@ solver_kernel = functools.partial(kernel, machine_code=True)
 COLOURS = 4
 KINDS = COLOURS * NUMBERS
 PRIMARY = 1 << 10  # a rack tile weighs PRIMARY * (objective) + (the other measure): ties broken
-MAX_RUN = 5  # runs formed whole (wrap-around runs): longer ones are two
+MAX_RUN = 5  # runs formed whole (five of a colour open) and runs across the cut: longer ones are two
 DEPTH = 128  # melds and set-aside tiles on one path: at most the 106 tiles
 OPTIONS = 512  # melds one tile can be in
 OUT_ROWS = 64  # melds the arrangement may hold (the whole table)
@@ -335,7 +335,7 @@ def _close_runs(f, o, key, runs):
         field = (key[word] >> shift) & 0xFFFFFFFF
         if not field:
             continue  # no open run of this colour
-        if field & 0x10101010:  # the part after the cut of a run across it, still open
+        if field & (_INCOMING * 0x01010101):  # the part after the cut of a run across it, still open
             _read_runs(key, c, runs)
             closed = False
             for i in range(OPEN):
@@ -994,8 +994,8 @@ def _rows_of_path(best_path, best_took, steps, out):
             c = (opt >> 2) & 3
             end = (opt >> 4) & 15
             gap = (opt >> 12) & 3
-            # the part after the cut of a run across it (wrap_runs) is first 0 until the part
-            # before it is formed: a run from 0 ending at ``end`` has end + 1 tiles
+            # the part after the cut of a run across it (wrap_runs) is a row of first 0 until the
+            # part before it is formed: from 1, its length is its end
             from_cut = 0 if (opt >> 4) & _INCOMING else 1
             for r in range(rows):
                 if (out[r, F_KIND] == RUN and out[r, F_KEY] == c and (out[r, F_FIRST] > 0) == from_cut
