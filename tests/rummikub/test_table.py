@@ -405,6 +405,69 @@ def test_k_var_wrap_runs_every_cut_of_the_numbers_gives_the_same_best_play(posit
         assert check_table_play(melds, _rack_counter(rack), list(play.melds), rules, list(play.freed)) == []
 
 
+# Positions of wrap-around rounds whose first cut (as tablesolver._cuts ranks them) visits
+# thousands of positions where other cuts visit a hundred or so.
+SLOW_FIRST_CUT = [
+    {"table": ["R2 R3 R4 R5 R6", "R12 R13 R1 R2", "Y3 Y4 Y5 Y6 Y7", "R4 B4 Y4", "B5 B6 B7 B8",
+               "K5 K6 K7 K8 K9 K10 K11 K12", "K5 K6 K7 K8", "R6 R7 R8 R9", "Y6 Y7 Y8 Y9 Y10", "B7 B8 B9 B10 B11",
+               "R8 R9 R10 R11 R12", "Y9 Y10 Y11 J(Y12) Y13 Y1", "K10 K11 K12", "B11 B12 B13"], "rack": "Y3 B13"},
+    {"table": ["R4 R5 R6", "K5 K6 K7 K8 K9 K10 K11", "B6 B7 B8", "B6 K6 Y6", "K7 J(K8) K9", "R8 R9 R10 R11", "B8 K8 Y8",
+               "Y9 Y10 Y11 Y12 Y13", "R10 R11 R12 R13 R1 R2 R3 R4", "B10 J(B11) B12 B13 B1 B2 B3", "B11 B12 B13",
+               "K11 K12 K13", "Y12 Y13 Y1 Y2 Y3 Y4", "K13 K1 K2"], "rack": "Y3 R5"},
+]
+
+
+@pytest.mark.parametrize("first", [200, 1024])
+@pytest.mark.parametrize("position", SLOW_FIRST_CUT, ids=[p["rack"] for p in SLOW_FIRST_CUT])
+def test_k_var_wrap_runs_cuts_after_the_first_start_on_a_sixteenth_of_its_budget(position, first):
+    """With wrap-around runs, a first cut past its budget (``CUT_LIMIT``) gives way to the
+    others in the order tablesolver._cuts ranks them, each given a sixteenth of that budget
+    for one round, then the whole budget, four times more after each round of all the cuts
+    (the first again once its budget beats its own): the positions the solve visits (``VISITED_ALL``) are those of that
+    schedule replayed here on each cut's own count (a search given up counts its budget and
+    the position that passed it), and the best play is the same."""
+    from sim.games.rummikub.tableplay import Solver, read_table, table_counts
+    from sim.games.rummikub.tablesolver import CUT_BUDGET, CUT_LIMIT, STATS, VISITED_ALL, _cuts, _descending
+    from sim.tiles import parse_rack
+
+    rules = VARIANTS["wrap_runs"]
+    sim.table_play("R1", "R2 R3 R4", rules)  # the kernels compiled in order (sim.jit.prepare), callees first
+    table, pins = table_counts(read_table(position["table"], rules), bound=True)
+    rack = np.asarray(parse_rack(position["rack"]).counts, dtype=np.int64)
+    solver = Solver()
+
+    def turned(counts, shift):  # every number m moved to m + shift, 13 wrapping to 1
+        out = counts.copy()
+        for k in range(52):
+            out[(k // 13) * 13 + (k % 13 + shift) % 13] = counts[k]
+        return out
+
+    order = _cuts(table, pins, rack)
+    cost, values = [], set()
+    for shift in order:  # each cut alone, searched the way the solver would
+        down = _descending(turned(table, shift), turned(rack, shift))
+        values.add(solver.run(table, rack, rules, 0, pins=pins, cut=int(shift) + 13 * int(down))[0])
+        cost.append(int(solver.space[STATS + 2]))
+    assert len(values) == 1
+    assert cost[0] > first  # the first cut is given up
+    visited, limit, i, rounds = 0, first, 0, 0
+    while cost[i] > limit:
+        visited += limit + 1
+        while True:
+            i += 1
+            if rounds == 0 or i == len(order):
+                i %= len(order)
+                limit = max(1, first >> 4) if rounds == 0 else first if rounds == 1 else limit * 4
+                rounds += 1
+            if i > 0 or limit > first:
+                break
+    visited += cost[i]
+    solver.space[CUT_LIMIT] = first
+    assert solver.run(table, rack, rules, 0, pins=pins)[0] in values
+    assert solver.space[VISITED_ALL] == visited
+    solver.space[CUT_LIMIT] = CUT_BUDGET
+
+
 @pytest.mark.parametrize("name", ["free", "free_wrap_runs"])
 @settings(max_examples=150)
 @given(data=st.data(), objective=st.sampled_from(["value", "tiles"]), shift=st.integers(0, 12))
