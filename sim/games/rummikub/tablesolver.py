@@ -40,7 +40,7 @@ positions of wrap-around rounds, positions visited: mean 512 to 367, 99th percen
 to 4,342 (every cut tried counted), the same value on every position; with a cut given up
 after 2**15 positions rather than 2**17 (:data:`CUT_BUDGET`), mean 333 and the most 132,015
 rather than 405,712; with the cuts after a first one given up tried on a sixteenth of that
-budget for one round (see :func:`solve`), mean 327 and the most 71,383.
+budget for one round (see :func:`solve`), mean 327 and the most 71,396.
 
 Jokers multiply the search (a joker may stand in almost anywhere), so the joker a table
 tile cannot do without is reserved: a table tile that no meld without a joker can hold
