@@ -423,9 +423,10 @@ def test_k_var_wrap_runs_cuts_after_the_first_start_on_a_sixteenth_of_its_budget
     """With wrap-around runs, a first cut past its budget (``CUT_LIMIT``) gives way to the
     others in the order tablesolver._cuts ranks them, each given a sixteenth of that budget
     for one round, then the whole budget, four times more after each round of all the cuts
-    (the first again once its budget beats its own): the positions the solve visits (``VISITED_ALL``) are those of that
-    schedule replayed here on each cut's own count (a search given up counts its budget and
-    the position that passed it), and the best play is the same."""
+    (the first again once its budget beats its own): the positions the solve visits
+    (``VISITED_ALL``) are those of that schedule replayed here on each cut's own count (a
+    search given up counts its budget and the position that passed it), and the best play is
+    the same."""
     from sim.games.rummikub.tableplay import Solver, read_table, table_counts
     from sim.games.rummikub.tablesolver import CUT_BUDGET, CUT_LIMIT, STATS, VISITED_ALL, _cuts, _descending
     from sim.tiles import parse_rack
@@ -436,11 +437,8 @@ def test_k_var_wrap_runs_cuts_after_the_first_start_on_a_sixteenth_of_its_budget
     rack = np.asarray(parse_rack(position["rack"]).counts, dtype=np.int64)
     solver = Solver()
 
-    def turned(counts, shift):  # every number m moved to m + shift, 13 wrapping to 1
-        out = counts.copy()
-        for k in range(52):
-            out[(k // 13) * 13 + (k % 13 + shift) % 13] = counts[k]
-        return out
+    def turned(counts, shift):  # every number m moved to m + shift, 13 wrapping to 1; jokers as they are
+        return np.r_[np.roll(counts[:52].reshape(4, 13), shift, axis=1).ravel(), counts[52:]]
 
     order = _cuts(table, pins, rack)
     cost, values = [], set()
