@@ -32,7 +32,8 @@ adds where the slowest solves' time goes (positions visited, memo entries, the c
 a position) and the K slowest positions themselves.
 
 With ``--every-cut N``: N positions of ``wrap_runs`` rounds solved at each cut of the circle
-of numbers, to see how far a better choice of cut could bring the tail (positions visited).
+of numbers and each direction, to see how far a better choice could bring the tail
+(positions visited).
 """
 
 from __future__ import annotations
@@ -261,15 +262,34 @@ def house_rules(wanted: int, seed: int, repeats: int, only: list[str] | None = N
             a = np.asarray(times)
             print(f"  {name if what == 'solve' else '':18s} {what:6s} {np.median(a):8.1f} {np.percentile(a, 90):8.1f} "
                   f"{np.percentile(a, 99):8.1f} {a.mean():8.1f} {a.max():10.1f}", flush=True)
-        report.append((name, positions, solve, searched))
-    for name, positions, solve, searched in report if slowest else []:
-        where_the_time_goes(name, positions, solve, searched, slowest)
+        report.append((name, positions, solve, searched, rules))
+    for name, positions, solve, searched, rules in report if slowest else []:
+        where_the_time_goes(name, positions, solve, searched, slowest, rules)
 
 
-def where_the_time_goes(name: str, positions: list[dict], solve: list[float], searched: list, slowest: int) -> None:
+def owed_runs(space: np.ndarray) -> tuple[int, int]:
+    """The positions a solve's last search remembered (its memo), and how many of them stay
+    different once the runs across the cut owed (``wrap_runs``) are left out of their keys:
+    how many times over the numbers between are searched, once per choice of those runs."""
+    from sim.games.rummikub.tablesolver import _EMPTY, _INCOMING, _MEMO, _OWED, KEY
+
+    slots = (space.shape[0] - _MEMO) // (KEY + 2)
+    memo = space[_MEMO:_MEMO + slots * (KEY + 1)].reshape(slots, KEY + 1)
+    keys = memo[memo[:, KEY] != _EMPTY, :KEY]
+    runs = keys[:, 5:7].copy().view(np.uint8).reshape(len(keys), 4, 4)  # per colour, its open runs' ends
+    runs[(runs & (_INCOMING | _OWED)) > 0] = 0
+    runs = -np.sort(-runs.astype(np.int64), axis=2)  # largest first, as the key stores them
+    rest = np.column_stack([keys[:, :5], runs.reshape(len(keys), 16)])
+    return len(keys), len(np.unique(rest, axis=0))
+
+
+def where_the_time_goes(name: str, positions: list[dict], solve: list[float], searched: list, slowest: int,
+                        rules) -> None:
     """The share of all solve time in the slowest 1% of solves, the cost of a position
     visited (us) in the bulk and in the tail, and the ``slowest`` solves one by one:
-    whether the tail is many positions visited or dear ones, and on what tables."""
+    whether the tail is many positions visited or dear ones, and on what tables; with
+    wrap-around runs, the positions each remembered against those left once the runs
+    across the cut owed are left out (:func:`owed_runs`)."""
     t = np.asarray(solve)
     visited = np.array([v for v, _ in searched], dtype=float)
     order = np.argsort(t)[::-1]
@@ -278,50 +298,75 @@ def where_the_time_goes(name: str, positions: list[dict], solve: list[float], se
     print(f"  {name}: the slowest 1% of solves take {t[tail].sum() / t.sum():.0%} of all solve time; positions "
           f"visited, median {np.median(visited):.0f}, in the slowest 1% {np.median(visited[tail]):,.0f}; "
           f"us per position visited, median {np.median(per):.3f}, in the slowest 1% {np.median(per[tail]):.3f}")
-    print(f"    {'us':>10s} {'visited':>10s} {'memo':>8s} {'table':>6s} {'rack':>5s} {'jokers':>7s}  table / rack")
+    owed = rules.wrap_runs
+    solver = Solver()
+    print(f"    {'us':>10s} {'visited':>10s} {'memo':>8s} {'owed x' if owed else '':>6s} {'table':>6s} {'rack':>5s} "
+          f"{'jokers':>7s}  table / rack")
     for i in order[:slowest]:
         p = positions[i]
         tiles = [x for m in p["table"] for x in m.split()]
         jokers = sum(x.startswith("J") for x in tiles) + sum(x == "J" for x in p["rack"].split())
-        print(f"    {t[i]:10.0f} {searched[i][0]:10,d} {searched[i][1]:8,d} {len(tiles):6d} "
+        times = ""
+        if owed:
+            melds = read_table(p["table"], rules)
+            counts, pins = table_counts(melds, bound=True) if rules.joker_moves == "bound" else (table_counts(melds),
+                                                                                                   None)
+            solver.run(counts, np.asarray(parse_rack(p["rack"]).counts, dtype=np.int64), rules, 0, pins=pins)
+            remembered, apart = owed_runs(solver.space)
+            times = f"{remembered / apart:.1f}" if apart else "-"
+        print(f"    {t[i]:10.0f} {searched[i][0]:10,d} {searched[i][1]:8,d} {times:>6s} {len(tiles):6d} "
               f"{len(p['rack'].split()):5d} {jokers:7d}  {' | '.join(p['table'])} / {p['rack']}")
 
 
 def every_cut(wanted: int, seed: int, cap: int) -> None:
-    """``wanted`` positions of ``wrap_runs`` rounds solved at each of the 13 cuts of the numbers
-    (a search given up past ``cap`` positions counts as more than ``cap``): what the best cut for
-    every position would visit, against the 13-1 cut alone and the solver's own choice (its
-    last cut's count, and every cut it tried, those it gave up on included). Positions
-    visited, not time, so the figures do not move with the machine's load."""
-    from sim.games.rummikub.tablesolver import STATS, VISITED_ALL
+    """``wanted`` positions of ``wrap_runs`` rounds solved at each of the 26 choices of cut and
+    direction (the 13 cuts of the numbers, each searched from 1 up and from 13 down; a search
+    given up past ``cap`` positions counts as more than ``cap``): what the best choice for
+    every position would visit, against the best cut searched from 1 up, the 13-1 cut alone,
+    the solver's first choice alone and the solver (every choice it tried, those it gave up
+    included). Positions visited, not time, so the figures do not move with the machine's
+    load."""
+    from sim.games.rummikub.tablesolver import BUDGET, CUT_LIMIT, OVER_BUDGET, STATS, VISITED_ALL
 
     rules = RULES.replace(wrap_runs=True)
     positions = load_positions(0, seed, rules, wanted, "wrap_runs")[:wanted]
     sim.table_play("R1", "R2 R3 R4")  # compile or load the kernels
     solver = Solver()
-    visited = np.zeros((len(positions), 13))
-    chosen = np.zeros(len(positions))
+    visited = np.zeros((len(positions), 26))
+    first = np.zeros(len(positions))
     tried = np.zeros(len(positions))
+
+    def capped(t, r, pins, cut):
+        solver.space[BUDGET], solver.space[OVER_BUDGET] = cap, 0
+        solver.run(t, r, rules, 0, pins=pins, cut=cut)
+        count = solver.space[STATS + 2] if not solver.space[OVER_BUDGET] else cap + 1
+        solver.space[BUDGET] = solver.space[OVER_BUDGET] = 0
+        return count
+
     for i, p in enumerate(positions):
         t, pins = table_counts(read_table(p["table"], rules), bound=True)
         r = np.asarray(parse_rack(p["rack"]).counts, dtype=np.int64)
-        for cut in range(-1, 13):
-            solver.space[STATS + 4], solver.space[STATS + 5] = (cap, 0) if cut >= 0 else (0, 0)
-            solver.run(t, r, rules, 0, pins=pins, cut=cut)
-            count = solver.space[STATS + 2] if not solver.space[STATS + 5] else cap + 1
-            if cut < 0:
-                chosen[i] = count
-                tried[i] = solver.space[VISITED_ALL]
-            else:
-                visited[i, cut] = count
-        solver.space[STATS + 4] = solver.space[STATS + 5] = 0
-    print(f"{len(positions):,} positions of wrap_runs rounds (seed {seed}), positions visited at each of the 13 "
-          f"cuts (capped at {cap:,})")
-    print(f"  {'':34s} {'median':>8s} {'p99':>10s} {'mean':>10s} {'max':>12s}")
-    for label, x in (("the best cut for each position", visited.min(axis=1)), ("the 13-1 cut alone", visited[:, 0]),
-                     ("the solver's choice (its last cut)", chosen), ("the solver, every cut it tried", tried)):
-        print(f"  {label:34s} {np.median(x):8.0f} {np.percentile(x, 99):10.0f} {x.mean():10.1f} {x.max():12,.0f}")
-    print(f"  positions whose every cut passed the cap: {int(np.sum(visited.min(axis=1) > cap))}")
+        solver.run(t, r, rules, 0, pins=pins)
+        tried[i] = solver.space[VISITED_ALL]
+        limit, solver.space[CUT_LIMIT] = solver.space[CUT_LIMIT], 0  # no cut given up: the first alone
+        first[i] = capped(t, r, pins, -1)
+        solver.space[CUT_LIMIT] = limit
+        for cut in range(26):
+            visited[i, cut] = capped(t, r, pins, cut)
+    print(f"{len(positions):,} positions of wrap_runs rounds (seed {seed}), positions visited at each of the 26 "
+          f"choices of cut and direction (capped at {cap:,})")
+    print(f"  {'':44s} {'median':>8s} {'p99':>10s} {'mean':>10s} {'max':>12s}")
+    for label, x in (("the best of the 26 choices for each position", visited.min(axis=1)),
+                     ("the best cut, from 1 up", visited[:, :13].min(axis=1)),
+                     ("the 13-1 cut alone, from 1 up", visited[:, 0]),
+                     ("the solver's first choice alone", first),
+                     ("the solver, every choice it tried", tried)):
+        print(f"  {label:44s} {np.median(x):8.0f} {np.percentile(x, 99):10.0f} {x.mean():10.1f} {x.max():12,.0f}")
+    dear = first > 1000
+    print(f"  first choice past 1,000 positions: {dear.sum():,} positions ({dear.mean():.1%}); of those, a choice "
+          f"finishing within 300: {np.mean(visited[dear].min(axis=1) <= 300):.0%}, the median of their choices "
+          f"{np.median(np.median(visited[dear], axis=1)):,.0f}")
+    print(f"  positions whose every choice passed the cap: {int(np.sum(visited.min(axis=1) > cap))}")
 
 
 def main() -> None:
@@ -338,7 +383,7 @@ def main() -> None:
     ap.add_argument("--slowest", type=int, default=0, metavar="K",
                     help="with --house-rules: where the slowest solves go, and the K slowest")
     ap.add_argument("--every-cut", type=int, default=0, metavar="N",
-                    help="solve N wrap_runs positions at each of the 13 cuts of the numbers, then stop")
+                    help="solve N wrap_runs positions at each of the 26 choices of cut and direction, then stop")
     ap.add_argument("--cap", type=int, default=1 << 18,
                     help="with --every-cut: positions a cut may visit before it is given up")
     args = ap.parse_args()

@@ -506,6 +506,10 @@ def test_k_play_1_the_search_from_13_down_finds_the_same_best_play(name, data, o
     ("free_wrap_runs", "J(R12) R13 R1; R2 B2 K2", "R11 R3 R4"),  # the joker before 13 or after 1
     ("free_wrap_runs", "K11 J(K12) K13 K1", "K2 K10 J"),
     ("free_wrap_runs", "B11 J(B12) B13 B1; J(R1) R2 R3 R4", "R11"),  # J(B12) B13 B1: a joker before x
+    # the part before the cut owed by one tile after it or more (_OWED_MOST): two runs of a
+    # colour across the cut, three and two after it, and four after it with two before
+    ("wrap_runs", "K13 K1 K2 K3; K12 K13 K1 K2", "K11 K4 K3"),
+    ("wrap_runs", "Y12 Y13 Y1 Y2 Y3 Y4; R1 B1 K1", "Y11 Y5 J"),
 ])
 def test_k_var_wrap_runs_a_run_across_the_cut_grows_on_both_sides_of_it(name, table, rack):
     """A run across the cut of the numbers is formed in two parts (tablesolver._options): the
@@ -533,6 +537,33 @@ def test_k_var_wrap_runs_a_run_across_the_cut_grows_on_both_sides_of_it(name, ta
             for meld in after:
                 assert check_meld(meld, rules) is None, (cut, str(meld))
             assert (np.array(meld_counts(after)) == np.array(meld_counts(melds)) + solver.placed).all(), cut
+
+
+def test_k_var_wrap_runs_the_part_before_the_cut_is_owed_by_one_tile_after_it_or_more():
+    """Once the part after the cut of a run across it is closed, the part before the cut is
+    owed knowing only whether the part after holds one tile (the part before then needs two:
+    12 and 13) or more (one: 13) (tablesolver._OWED_MOST), so the positions between the two
+    parts are the same whether the part after holds two, three or four tiles. Here every
+    table holds R12 R13 R1 R2 R3 (three after the cut): the positions the search remembers
+    between the parts owe that run as two, none as three; the best play is the brute
+    force's."""
+    from sim.games.rummikub.tableplay import Solver, read_table, table_counts
+    from sim.games.rummikub.tablesolver import _EMPTY, _MEMO, _OWED, _OWED_MOST, KEY, PRIMARY
+    from sim.tiles import parse_rack
+
+    rules = VARIANTS["wrap_runs"]
+    sim.table_play("R1", "R2 R3 R4", rules)  # the kernels compiled in order (sim.jit.prepare), callees first
+    melds = read_table("R12 R13 R1 R2 R3; B5 B6 B7; K5 K6 K7 K8; R8 B8 Y8", rules)
+    rack = np.asarray(parse_rack("Y9 B9 K9 Y7").counts, dtype=np.int64)
+    solver = Solver()
+    weight, _ = solver.run(table_counts(melds), rack, rules, 0, cut=0)  # cut between 13 and 1, from 1 up
+    assert weight // PRIMARY == reference(melds, list(rack), rules, "value") > 0
+    slots = (solver.space.shape[0] - _MEMO) // (KEY + 2)
+    memo = solver.space[_MEMO:_MEMO + slots * (KEY + 1)].reshape(slots, KEY + 1)
+    runs = memo[memo[:, KEY] != _EMPTY, 5:7].copy().view(np.uint8).ravel()  # every open run's byte
+    owed = Counter(int(v) & 15 for v in runs if v & _OWED)
+    assert _OWED_MOST == 2
+    assert set(owed) == {2}, owed
 
 
 def test_k_play_1_the_search_starts_from_the_end_where_the_rack_tiles_have_fewer_tiles_before_them():

@@ -40,7 +40,9 @@ positions of wrap-around rounds, positions visited: mean 512 to 367, 99th percen
 to 4,342 (every cut tried counted), the same value on every position; with a cut given up
 after 2**15 positions rather than 2**17 (:data:`CUT_BUDGET`), mean 333 and the most 132,015
 rather than 405,712; with the cuts after a first one given up tried on a sixteenth of that
-budget for one round (see :func:`solve`), mean 327 and the most 71,396.
+budget for one round (see :func:`solve`), mean 327 and the most 71,396; with the part
+before the cut owed by whether the part after holds one tile or more, not by how many
+(:data:`_OWED_MOST`), mean 290 and 99th percentile 3,741 (4,540 before).
 
 Jokers multiply the search (a joker may stand in almost anywhere), so the joker a table
 tile cannot do without is reserved: a table tile that no meld without a joker can hold
@@ -97,11 +99,14 @@ OPEN = 4
 # A run across the cut of the numbers (``wrap_runs``) is formed in two parts (see
 # _options): its part after the cut, from 1, when the search meets its lowest tile, kept
 # among the open runs with the flag _INCOMING (its end), then, once no tile can extend it,
-# _OWED (its length): the part before the cut, up to 13, is owed, and is formed when the
-# search reaches it. So how far the run reaches back past the cut is decided there, once,
-# and not at the cut for every arrangement of the numbers between.
+# _OWED (its length, _OWED_MOST for that many or more): the part before the cut, up to 13,
+# is owed, and is formed when the search reaches it. So how far the run reaches back past
+# the cut is decided there, once, and not at the cut for every arrangement of the numbers
+# between; and since the part before the cut needs two tiles after one and one after two or
+# more, the positions between are the same whether the part after holds two, three or four.
 _INCOMING = 16
 _OWED = 32
+_OWED_MOST = 2
 _FLAGS = 0x3030303030303030  # the flags of every open run of two colours (a key word)
 _NEAR_MOST = 4  # a run across the cut takes at most four tiles after it (five in all: a longer one is two)
 # The options that form the two parts (run options, bits 16 on): the part after the cut,
@@ -327,8 +332,8 @@ def _close_runs(f, o, key, runs):
     """Close the open runs that no tile left can extend: a run ending at e takes a tile
     e + 1, or e + 2 or e + 3 after as many jokers; each closed run leaves room for free
     jokers, but the part after the cut of a run across it (``wrap_runs``) becomes the part
-    before the cut owed (jit-compiled). Works on the key's packed runs: those kept stay
-    largest first."""
+    before the cut owed, by its length up to :data:`_OWED_MOST` (jit-compiled). Works on the
+    key's packed runs: those kept stay largest first."""
     room = (key[4] >> 4) & 3
     jokers = f[KINDS] + o[KINDS]
     for c in range(COLOURS):
@@ -343,7 +348,7 @@ def _close_runs(f, o, key, runs):
             for i in range(OPEN):
                 v = runs[i]
                 if v & _INCOMING and not _extendable(f, o, c, v & 15, jokers, _NEAR_MOST):
-                    runs[i] = _OWED | (v & 15)
+                    runs[i] = _OWED | min(v & 15, _OWED_MOST)
                     closed = True
             if closed:
                 _write_runs(key, c, runs)
@@ -433,9 +438,10 @@ def _options(f, o, pin, pin_kinds, key, x, jokers, g3max, may_leave, cyclic, run
       one is two, one of them not across) is formed in two parts: after the cut, from 1 up
       to its lowest tile (jokers before it) when the search meets that tile, kept open and
       grown like any run up to four tiles; before the cut, from the search's lowest tile
-      up to 13, when the search gets there. Each part holds a tile: a run whose part holds
-      only jokers is a run not across the cut with the jokers at its other end (three
-      tiles) or has a joker at an end (more);
+      up to 13, when the search gets there, knowing only whether the part after holds one
+      tile or more (:data:`_OWED_MOST`), so that the run may hold up to seven. Each part
+      holds a tile: a run whose part holds only jokers is a run not across the cut with the
+      jokers at its other end (three tiles) or has a joker at an end (more);
     - a joker stands only for a tile none of whose copies is left when its meld is formed.
       Else swap it with the copy in the meld formed last: both melds stand, or that meld
       is a group of three holding the other joker where K-MELD-2 allows one, and its other
@@ -801,10 +807,10 @@ def _lowest(f, o, low):
 @solver_kernel(I1, I1, i64, i64, i64, i64, counted=False)
 def _far_part(f, o, c, near, low, jokers):
     """Whether the part before the cut of a run across it (``wrap_runs``) can still be formed
-    from the tiles left: colour ``c`` up to 13, with ``near`` tiles after the cut three to
-    five in all, a tile left where it starts (a joker there only in a run of three), and
-    ``jokers`` at most where none is; before ``low``, the search's lowest number, no tile
-    is left (jit-compiled)."""
+    from the tiles left: colour ``c`` up to 13, with ``near`` tiles after the cut (as owed,
+    see :data:`_OWED_MOST`) three to five in all, a tile left where it starts (a joker there
+    only in a run of three), and ``jokers`` at most where none is; before ``low``, the
+    search's lowest number, no tile is left (jit-compiled)."""
     k0 = c * NUMBERS - 1
     missing = 0  # of the numbers from m to 13
     for m in range(NUMBERS, NUMBERS - MAX_RUN + near, -1):
@@ -1021,7 +1027,9 @@ def _rows_of_path(best_path, best_took, steps, out):
             if opt & _TO_CUT:  # the part before the cut of a run across it: joined to its part after
                 near = (opt >> 18) & 7
                 for r in range(rows):
-                    if out[r, F_KIND] == RUN and out[r, F_KEY] == c and out[r, F_FIRST] == 0 and out[r, F_LEN] == near:
+                    # owed by its length up to _OWED_MOST: of two such parts, either may take this one
+                    if (out[r, F_KIND] == RUN and out[r, F_KEY] == c and out[r, F_FIRST] == 0
+                            and min(out[r, F_LEN], _OWED_MOST) == near):
                         out[r, F_FIRST] = first
                         out[r, F_LEN] += length
                         out[r, F_JOKERS] |= jbits
