@@ -306,15 +306,15 @@ def where_the_time_goes(name: str, positions: list[dict], solve: list[float], se
         p = positions[i]
         tiles = [x for m in p["table"] for x in m.split()]
         jokers = sum(x.startswith("J") for x in tiles) + sum(x == "J" for x in p["rack"].split())
-        times = ""
+        apart_x = ""
         if owed:
             melds = read_table(p["table"], rules)
             counts, pins = table_counts(melds, bound=True) if rules.joker_moves == "bound" else (table_counts(melds),
                                                                                                    None)
             solver.run(counts, np.asarray(parse_rack(p["rack"]).counts, dtype=np.int64), rules, 0, pins=pins)
             remembered, apart = owed_runs(solver.space)
-            times = f"{remembered / apart:.1f}" if apart else "-"
-        print(f"    {t[i]:10.0f} {searched[i][0]:10,d} {searched[i][1]:8,d} {times:>6s} {len(tiles):6d} "
+            apart_x = f"{remembered / apart:.1f}" if apart else "-"
+        print(f"    {t[i]:10.0f} {searched[i][0]:10,d} {searched[i][1]:8,d} {apart_x:>6s} {len(tiles):6d} "
               f"{len(p['rack'].split()):5d} {jokers:7d}  {' | '.join(p['table'])} / {p['rack']}")
 
 

@@ -108,7 +108,7 @@ _INCOMING = 16
 _OWED = 32
 _OWED_MOST = 2
 _FLAGS = 0x3030303030303030  # the flags of every open run of two colours (a key word)
-_NEAR_MOST = 4  # a run across the cut takes at most four tiles after it (five in all: a longer one is two)
+_NEAR_MOST = 4  # a run across the cut takes at most four tiles after it (see _OWED_MOST for all it holds)
 # The options that form the two parts (run options, bits 16 on): the part after the cut,
 # and the part before it with the length of the part after it owed (from bit 18).
 _FROM_CUT = 1 << 16
