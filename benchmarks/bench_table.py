@@ -271,11 +271,9 @@ def owed_runs(space: np.ndarray) -> tuple[int, int]:
     """The positions a solve's last search remembered (its memo), and how many of them stay
     different once the runs across the cut owed (``wrap_runs``) are left out of their keys:
     how many times over the numbers between are searched, once per choice of those runs."""
-    from sim.games.rummikub.tablesolver import _EMPTY, _INCOMING, _MEMO, _OWED, KEY
+    from sim.games.rummikub.tablesolver import _INCOMING, _OWED, remembered_keys
 
-    slots = (space.shape[0] - _MEMO) // (KEY + 2)
-    memo = space[_MEMO:_MEMO + slots * (KEY + 1)].reshape(slots, KEY + 1)
-    keys = memo[memo[:, KEY] != _EMPTY, :KEY]
+    keys = remembered_keys(space)
     runs = keys[:, 5:7].copy().view(np.uint8).reshape(len(keys), 4, 4)  # per colour, its open runs' ends
     runs[(runs & (_INCOMING | _OWED)) > 0] = 0
     runs = -np.sort(-runs.astype(np.int64), axis=2)  # largest first, as the key stores them

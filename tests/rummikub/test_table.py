@@ -548,7 +548,7 @@ def test_k_var_wrap_runs_the_part_before_the_cut_is_owed_by_one_tile_after_it_or
     between the parts owe that run as two, none as three; the best play is the brute
     force's."""
     from sim.games.rummikub.tableplay import Solver, read_table, table_counts
-    from sim.games.rummikub.tablesolver import _EMPTY, _MEMO, _OWED, _OWED_MOST, KEY, PRIMARY
+    from sim.games.rummikub.tablesolver import _OWED, _OWED_MOST, PRIMARY, remembered_keys
     from sim.tiles import parse_rack
 
     rules = VARIANTS["wrap_runs"]
@@ -558,9 +558,7 @@ def test_k_var_wrap_runs_the_part_before_the_cut_is_owed_by_one_tile_after_it_or
     solver = Solver()
     weight, _ = solver.run(table_counts(melds), rack, rules, 0, cut=0)  # cut between 13 and 1, from 1 up
     assert weight // PRIMARY == reference(melds, list(rack), rules, "value") > 0
-    slots = (solver.space.shape[0] - _MEMO) // (KEY + 2)
-    memo = solver.space[_MEMO:_MEMO + slots * (KEY + 1)].reshape(slots, KEY + 1)
-    runs = memo[memo[:, KEY] != _EMPTY, 5:7].copy().view(np.uint8).ravel()  # every open run's byte
+    runs = remembered_keys(solver.space)[:, 5:7].copy().view(np.uint8).ravel()  # every open run's byte
     owed = Counter(int(v) & 15 for v in runs if v & _OWED)
     assert _OWED_MOST == 2
     assert set(owed) == {2}, owed

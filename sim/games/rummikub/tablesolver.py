@@ -174,6 +174,14 @@ SCRATCH = record_of(Scratch, I1, I1, I1, I1, I1, I2, I1, I1, I1, I1, I2, I1, I1,
                     I1, I1, I1, I1, I1, I1)
 
 
+def remembered_keys(space: np.ndarray) -> np.ndarray:
+    """The keys (:data:`KEY` words each) of the positions the last search of a solve in
+    ``space`` remembered, for tests and benchmarks that look at where a search went."""
+    slots = (space.shape[0] - _MEMO) // (KEY + 2)
+    memo = space[_MEMO:_MEMO + slots * (KEY + 1)].reshape(slots, KEY + 1)
+    return memo[memo[:, KEY] != _EMPTY, :KEY]
+
+
 def new_space(memo_bits: int) -> np.ndarray:
     """Scratch for :func:`solve`, remembering up to 3/4 of ``2**memo_bits`` positions."""
     slots = 1 << memo_bits
@@ -434,8 +442,8 @@ def _options(f, o, pin, pin_kinds, key, x, jokers, g3max, may_leave, cyclic, run
       no joker at an end, and a group of four no joker (take it out: the meld stands, the
       joker is free, and free jokers join melds with room at the end). Any run when five
       of its colour are open is formed whole, three to five tiles: a longer one is two;
-    - a run across the cut of the numbers (``wrap_runs``; at most five tiles, a longer
-      one is two, one of them not across) is formed in two parts: after the cut, from 1 up
+    - a run across the cut of the numbers (``wrap_runs``; five tiles at most would do, a
+      longer one being two, one of them not across) is formed in two parts: after the cut, from 1 up
       to its lowest tile (jokers before it) when the search meets that tile, kept open and
       grown like any run up to four tiles; before the cut, from the search's lowest tile
       up to 13, when the search gets there, knowing only whether the part after holds one
