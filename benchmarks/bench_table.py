@@ -29,7 +29,8 @@ With ``--house-rules N``: N positions of each house rule that changes what the s
 asked (:data:`HOUSE_RULES`, or those named by ``--rule``), each from greedy rounds played
 under that rule, the solve and the whole turn timed and reported per rule; ``--slowest K``
 adds where the slowest solves' time goes (positions visited, memo entries, the cost of
-a position) and the K slowest positions themselves.
+a position, what a perfect lower bound would leave: the solve told the answer) and the K
+slowest positions themselves.
 
 With ``--every-cut N``: N positions of ``wrap_runs`` rounds solved at each cut of the circle
 of numbers and each direction, to see how far a better choice could bring the tail
@@ -281,13 +282,33 @@ def owed_runs(space: np.ndarray) -> tuple[int, int]:
     return len(keys), len(np.unique(rest, axis=0))
 
 
+def told_the_answer(solver: Solver, counts: np.ndarray, pins: np.ndarray | None, rack: np.ndarray,
+                    rules) -> tuple[bool, int, int, int]:
+    """The lower bound's share of a solve: positions visited by the solve as it is (the
+    table as it stands the floor), told the answer (only plays worth at least the best
+    sought: finding it and proving nothing beats it) and proving alone (only plays worth
+    more than the best); first, whether there is a play. With none, the three are one solve."""
+    from sim.games.rummikub.tablesolver import VISITED_ALL
+
+    best, _ = solver.run(counts, rack, rules, 0, pins=pins)
+    visited = int(solver.space[VISITED_ALL])
+    if best <= 0:
+        return False, visited, visited, visited
+    solver.run(counts, rack, rules, 0, pins=pins, floor=best - 1)
+    known = int(solver.space[VISITED_ALL])
+    solver.run(counts, rack, rules, 0, pins=pins, floor=best)
+    return True, visited, known, int(solver.space[VISITED_ALL])
+
+
 def where_the_time_goes(name: str, positions: list[dict], solve: list[float], searched: list, slowest: int,
                         rules) -> None:
     """The share of all solve time in the slowest 1% of solves, the cost of a position
-    visited (us) in the bulk and in the tail, and the ``slowest`` solves one by one:
-    whether the tail is many positions visited or dear ones, and on what tables; with
-    wrap-around runs, the positions each remembered against those left once the runs
-    across the cut owed are left out (:func:`owed_runs`)."""
+    visited (us) in the bulk and in the tail, how much of the tail's search a perfect lower
+    bound would save (:func:`told_the_answer`), with wrap-around runs the positions
+    remembered against those left once the runs across the cut owed are left out
+    (:func:`owed_runs`: what a search sharing them would remember), over all solves and
+    the tail, and the ``slowest`` solves one by one: whether the tail is many positions
+    visited or dear ones, and on what tables, each one's owed runs as above."""
     t = np.asarray(solve)
     visited = np.array([v for v, _ in searched], dtype=float)
     order = np.argsort(t)[::-1]
@@ -296,24 +317,43 @@ def where_the_time_goes(name: str, positions: list[dict], solve: list[float], se
     print(f"  {name}: the slowest 1% of solves take {t[tail].sum() / t.sum():.0%} of all solve time; positions "
           f"visited, median {np.median(visited):.0f}, in the slowest 1% {np.median(visited[tail]):,.0f}; "
           f"us per position visited, median {np.median(per):.3f}, in the slowest 1% {np.median(per[tail]):.3f}")
-    owed = rules.wrap_runs
     solver = Solver()
-    print(f"    {'us':>10s} {'visited':>10s} {'memo':>8s} {'owed x' if owed else '':>6s} {'table':>6s} {'rack':>5s} "
-          f"{'jokers':>7s}  table / rack")
+    bound = rules.joker_moves == "bound"
+
+    def counted(p):
+        melds = read_table(p["table"], rules)
+        counts, pins = table_counts(melds, bound=True) if bound else (table_counts(melds), None)
+        return counts, pins, np.asarray(parse_rack(p["rack"]).counts, dtype=np.int64)
+
+    told = np.array([told_the_answer(solver, *counted(positions[i]), rules) for i in tail], dtype=float)
+    print(f"    {told[:, 0].mean():.0%} of the slowest 1% find a play; told the answer (a perfect lower bound) they "
+          f"visit {told[:, 2].sum() / told[:, 1].sum():.0%} of their positions, proving it best alone "
+          f"{told[:, 3].sum() / told[:, 1].sum():.0%}")
+    owed = rules.wrap_runs
+    if owed:  # the positions a search across owed runs shared would leave, over every solve and the tail
+        kept = np.zeros((len(positions), 2))
+        for i, p in enumerate(positions):
+            counts, pins, rack = counted(p)
+            solver.run(counts, rack, rules, 0, pins=pins)
+            kept[i] = owed_runs(solver.space)
+        print(f"    the memos remembered {kept[:, 0].sum():,.0f} positions, {kept[:, 1].sum():,.0f} once the runs owed "
+              f"are left out of their keys (x{kept[:, 0].sum() / kept[:, 1].sum():.2f}); in the slowest 1% "
+              f"x{kept[tail, 0].sum() / kept[tail, 1].sum():.2f}")
+    print(f"    {'us':>10s} {'visited':>10s} {'told':>8s} {'proof':>8s} {'memo':>8s} {'owed x' if owed else '':>6s} "
+          f"{'table':>6s} {'rack':>5s} {'jokers':>7s}  table / rack")
     for i in order[:slowest]:
         p = positions[i]
         tiles = [x for m in p["table"] for x in m.split()]
         jokers = sum(x.startswith("J") for x in tiles) + sum(x == "J" for x in p["rack"].split())
+        counts, pins, rack = counted(p)
+        _, _, known, proof = told_the_answer(solver, counts, pins, rack, rules)
         apart_x = ""
         if owed:
-            melds = read_table(p["table"], rules)
-            counts, pins = table_counts(melds, bound=True) if rules.joker_moves == "bound" else (table_counts(melds),
-                                                                                                   None)
-            solver.run(counts, np.asarray(parse_rack(p["rack"]).counts, dtype=np.int64), rules, 0, pins=pins)
+            solver.run(counts, rack, rules, 0, pins=pins)
             remembered, apart = owed_runs(solver.space)
             apart_x = f"{remembered / apart:.1f}" if apart else "-"
-        print(f"    {t[i]:10.0f} {searched[i][0]:10,d} {searched[i][1]:8,d} {apart_x:>6s} {len(tiles):6d} "
-              f"{len(p['rack'].split()):5d} {jokers:7d}  {' | '.join(p['table'])} / {p['rack']}")
+        print(f"    {t[i]:10.0f} {searched[i][0]:10,d} {known:8,d} {proof:8,d} {searched[i][1]:8,d} {apart_x:>6s} "
+              f"{len(tiles):6d} {len(p['rack'].split()):5d} {jokers:7d}  {' | '.join(p['table'])} / {p['rack']}")
 
 
 def every_cut(wanted: int, seed: int, cap: int) -> None:

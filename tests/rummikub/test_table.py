@@ -417,6 +417,28 @@ SLOW_FIRST_CUT = [
 ]
 
 
+@pytest.mark.parametrize(("rule", "position"), [
+    ("standard", {"table": ["R1 R2 R3", "B5 K5 Y5"], "rack": "R4 R5 K6 K9"}),
+    ("wrap_runs", {"table": ["R11 R12 R13", "B1 K1 Y1"], "rack": "R1 R2 K13 Y9"}),
+    ("wrap_runs", SLOW_FIRST_CUT[1]),
+], ids=["standard", "wrap_runs", "wrap_runs-slow-first-cut"])
+def test_k_play_1_a_floor_seeks_only_plays_worth_more(rule, position):
+    """A solve given a floor (``Solver.run(floor=...)``, as the bench's ``told_the_answer``
+    uses it) seeks only plays weighing more: just under the best it finds the best again,
+    at the best it returns the floor and no melds (rows -1)."""
+    from sim.games.rummikub.tableplay import Solver, read_table, table_counts
+    from sim.tiles import parse_rack
+
+    rules = VARIANTS[rule]
+    table, pins = table_counts(read_table(position["table"], rules), bound=True)
+    rack = np.asarray(parse_rack(position["rack"]).counts, dtype=np.int64)
+    solver = Solver()
+    best, rows = solver.run(table, rack, rules, 0, pins=pins)
+    assert best > 0 and rows > 0  # every position here has a play
+    assert solver.run(table, rack, rules, 0, pins=pins, floor=best - 1) == (best, rows)
+    assert solver.run(table, rack, rules, 0, pins=pins, floor=best) == (best, -1)
+
+
 @pytest.mark.parametrize("first", [200, 1024])
 @pytest.mark.parametrize("position", SLOW_FIRST_CUT, ids=[p["rack"] for p in SLOW_FIRST_CUT])
 def test_k_var_wrap_runs_cuts_after_the_first_start_on_a_sixteenth_of_its_budget(position, first):

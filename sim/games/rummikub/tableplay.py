@@ -163,17 +163,21 @@ class Solver:
         self.space = table.new_space(self.memo_bits)
 
     def run(self, table_counts: np.ndarray, rack: np.ndarray, rules: Rules, objective: int,
-            table_stands: bool = True, pins: np.ndarray | None = None, cut: int = -1) -> tuple[int, int]:
+            table_stands: bool = True, pins: np.ndarray | None = None, cut: int = -1,
+            floor: int | None = None) -> tuple[int, int]:
         """The kernel's ``(weight, rows)`` (see :func:`sim.games.rummikub.tablesolver.solve`);
         ``pins``: the table's bound jokers by tile (none: every table joker is free); ``cut``:
-        with wrap-around runs, where the circle of numbers is cut (-1: the solver's choice)."""
+        with wrap-around runs, where the circle of numbers is cut (-1: the solver's choice);
+        ``floor``: only plays weighing more are sought (by default 0 if ``table_stands``,
+        else -1)."""
         from sim.games.rummikub import tablesolver as table
 
         pins = _NO_PINS if pins is None else pins
         while True:
             weight, rows = table.solve(table_counts, pins, rack, objective, rules.joker_penalty,
-                                       rules.group_of_three_max_jokers, rules.wrap_runs, 0 if table_stands else -1,
-                                       cut, self.space, self.out, self.placed)
+                                       rules.group_of_three_max_jokers, rules.wrap_runs,
+                                       (0 if table_stands else -1) if floor is None else floor, cut, self.space,
+                                       self.out, self.placed)
             if weight != -2:
                 return int(weight), int(rows)
             self._grow()
