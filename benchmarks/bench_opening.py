@@ -2,6 +2,10 @@
 core and on all cores, against the brute-force reference solver in the same process.
 
     python benchmarks/bench_opening.py [--racks 400000] [--size 22] [--repeats 5]
+    python benchmarks/bench_opening.py --preset rummikub --size 14 --wrap-runs
+
+``--preset`` and ``--wrap-runs`` (K-VAR: runs may wrap from 13 to 1) set the rules the racks
+are solved under.
 
 Prints racks/s as the median of several runs, the time per rack by number of jokers,
 and the ratio to the plain reference solver (``sim.reference.opening``).
@@ -37,13 +41,18 @@ def main() -> None:
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--reference-racks", type=int, default=30)
     ap.add_argument("--seed", type=int, default=2026)
+    ap.add_argument("--preset", default="rummy101")
+    ap.add_argument("--wrap-runs", action="store_true", help="runs may wrap from 13 to 1 (K-VAR)")
     args = ap.parse_args()
 
-    rules = sim.preset("rummy101")
+    rules = sim.preset(args.preset)
+    if args.wrap_runs:
+        rules = rules.replace(wrap_runs=True)
     racks = deal_racks(args.seed, 0, args.racks, args.size)
     sim.opening_values(racks[:1000], rules)  # compile and load the run table
     cores = os.cpu_count() or 1
-    print(f"{args.racks:,} dealt racks of {args.size} tiles, rummy101, {cores} cores, "
+    print(f"{args.racks:,} dealt racks of {args.size} tiles, {rules.name}{', wrap_runs' if args.wrap_runs else ''}, "
+          f"{cores} cores, "
           f"median of {args.repeats} runs")
 
     rates = {}

@@ -6,7 +6,8 @@ The search walks the numbers where a set is possible and tries every set option 
 table (:mod:`sim.solver.runs`), and the remaining jokers are shared between the colours
 by a small knapsack. Only numbers where some set can be formed branch, so a dealt rack
 without jokers has a handful of leaves; each joker adds the numbers where it can complete
-a set.
+a set. With wrap-around runs (K-VAR ``wrap_runs``) a colour that some run could cross
+13-1 in has its runs worked out by the wrap-around programme instead of the table.
 
 Scores are ``SCORE_UNIT * value - tiles``. Everything here is jit-compiled; the Python
 wrappers that validate input and allocate output live in :mod:`sim.solver.api`.
@@ -109,6 +110,16 @@ def new_space(n_states):
     )
 
 
+@kernel(i64, i64)
+def _may_wrap(pattern, jokers):
+    """Whether a run of a colour whose tiles are ``pattern`` (``sum(count[n] * 3**(n-1))``)
+    could hold both 13 and 1 with ``jokers`` jokers (K-VAR ``wrap_runs``): each of the two
+    numbers without a tile takes a joker. Where none could, the colour's wrap-around runs
+    are its runs in a line (jit-compiled)."""
+    missing = (1 if pattern % 3 == 0 else 0) + (1 if (pattern // POW3[NUMBERS - 1]) % 3 == 0 else 0)
+    return missing <= jokers
+
+
 @kernel(I1, i64, boolean, *SOLVER, boolean, I1, SPACE)
 def _search(counts, forced_kind, cyclic, g_ptr, g_use, g_jokers, g_tiles, g_from, g_minj, table,
             states, tptr, tto, tdj, tk, tnoend, record, leaf, space):
@@ -174,7 +185,9 @@ def _search(counts, forced_kind, cyclic, g_ptr, g_use, g_jokers, g_tiles, g_from
             for col in range(COLOURS):
                 p = pattern[d, col]
                 colour_forced = forced and col == fcol and not fdone[d]
-                if not direct or (not cyclic and jr <= TABLE_JOKERS and not colour_forced):
+                # The run table serves a wrap-around colour (K-VAR wrap_runs) that no run can
+                # cross 13-1 in: its runs are those of the numbers in a line.
+                if not direct or (jr <= TABLE_JOKERS and not colour_forced and not (cyclic and _may_wrap(p, jr))):
                     for j in range(jr + 1):
                         runs[col, j] = table[p, j]
                     continue

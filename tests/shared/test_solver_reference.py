@@ -84,6 +84,28 @@ def test_rummikub_wrap_runs_K_VAR(counts):
     _check(counts, WRAP)
 
 
+@settings(max_examples=500)
+@given(st.lists(st.integers(0, 2), min_size=13, max_size=13), st.integers(0, 2))
+def test_k_var_wrap_runs_a_colour_no_run_can_cross_13_1_in_has_the_runs_of_a_line(counts13, jokers):
+    """K-VAR ``wrap_runs``: the search reads a colour's runs from the run table of numbers in a
+    line when no run could hold both 13 and 1 (``kernel._may_wrap``: each of the two without
+    a tile takes a joker); there the wrap-around runs' best score, at most 0, 1 or 2 jokers,
+    is the table's, and ``_may_wrap`` says so whenever a run across 13-1 beats them."""
+    from sim.solver import api, kernel
+    from sim.solver.runs import colour_runs
+
+    arrays = api._arrays(WRAP.group_of_three_max_jokers)
+    space = kernel.new_space(arrays.states.shape[0])
+    out = np.empty(kernel.MAXJ + 1, dtype=np.int64)
+    colour_runs(np.array(counts13, dtype=np.int64), jokers, 0, True, arrays.states, arrays.tptr, arrays.tto,
+                arrays.tdj, arrays.tk, arrays.tnoend, space[2], space[3], space[4], space[5][6], space[10], out)
+    pattern = sum(c * 3**n for n, c in enumerate(counts13))
+    in_a_line = arrays.table[pattern, :jokers + 1].tolist()
+    assert kernel._may_wrap.py_func(pattern, jokers) or out[:jokers + 1].tolist() == in_a_line, (counts13, jokers)
+    if counts13[0] and counts13[12] and (counts13[1] or counts13[11]):
+        assert kernel._may_wrap.py_func(pattern, 0)  # e.g. 12 13 1 or 13 1 2 of real tiles
+
+
 @settings(max_examples=300)
 @given(racks(max_tiles=9, max_jokers=2))
 def test_without_keep_a_discard(counts):
