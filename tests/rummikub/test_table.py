@@ -586,6 +586,50 @@ def test_k_var_wrap_runs_the_part_before_the_cut_is_owed_by_one_tile_after_it_or
     assert set(owed) == {2}, owed
 
 
+def test_k_var_wrap_runs_a_run_owed_two_tiles_before_the_cut_is_looked_up_as_owed_one():
+    """A position not remembered whose runs across the cut owe two tiles before it (the part
+    after holds one) is looked up again with them owed one (tablesolver._owed_two): that
+    position places every tile this one can, so its remembered bound holds. The key with
+    every such run (byte _OWED | 1) owed one (_OWED | 2), the other runs as they were, still
+    largest first; no such run: False and the key unchanged."""
+    from sim.games.rummikub.tablesolver import _OWED, KEY, _owed_two
+
+    def key_of(*runs):  # runs of colour 0 in word 5, largest first
+        key = np.arange(KEY, dtype=np.int64)
+        key[5] = sum(v << (8 * i) for i, v in enumerate(runs))
+        key[6] = (_OWED | 1) << 32  # colour 3's one run, owed two tiles
+        return key
+
+    alt = np.zeros(KEY, dtype=np.int64)
+    assert _owed_two.py_func(key_of(_OWED | 2, _OWED | 1, 9), alt)
+    assert alt.tolist() == [*key_of(_OWED | 2, _OWED | 2, 9)[:6], (_OWED | 2) << 32]
+    key = key_of(_OWED | 2, 7)
+    key[6] = 0
+    assert not _owed_two.py_func(key, alt) and alt.tolist() == key.tolist()
+
+
+def test_k_var_wrap_runs_with_a_free_joker_left_the_run_owed_less_bounds_nothing():
+    """With a free joker left (here the table's two, ``joker_moves=free``) a part before the cut
+    of two tiles may hold it (``J(12) 13``) where the run owed one tile has no place for it, so
+    the look-up of tablesolver._owed_two is not made: every one of the 26 choices of cut and
+    direction gives the same best play (found on 20,000 bench positions, where the look-up
+    made with a free joker left gave a play worth 7 where 10 was best), both objectives."""
+    from sim.games.rummikub.tableplay import Solver, read_table, table_counts
+    from sim.tiles import parse_rack
+
+    rules = VARIANTS["free_wrap_runs"]
+    sim.table_play("R1", "R2 R3 R4", rules)  # the kernels compiled in order (sim.jit.prepare), callees first
+    melds = read_table("R6 B6 K6; R5 K5 Y5; R4 B4 K4; R1 R2 R3; R10 J(R11) R12 J(R13) R1 R2; B2 K2 Y2; "
+                       "R8 R9 R10 R11; B9 B10 B11; B11 K11 Y11; B8 K8 Y8", rules)
+    table = table_counts(melds)
+    rack = np.asarray(parse_rack("K2 B3 R5 B7 B7 K12").counts, dtype=np.int64)
+    solver = Solver()
+    for objective in (0, 1):
+        chosen = solver.run(table, rack, rules, objective)[0]
+        by_cut = {cut: solver.run(table, rack, rules, objective, cut=cut)[0] for cut in range(26)}
+        assert set(by_cut.values()) == {chosen}, (objective, chosen, by_cut)
+
+
 def test_k_play_1_the_search_starts_from_the_end_where_the_rack_tiles_have_fewer_tiles_before_them():
     """The bound (the rack left) cuts nothing before the search reaches a rack tile's number,
     so the search starts from the end where the rack's tiles have fewer tiles before them

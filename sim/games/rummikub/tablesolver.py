@@ -42,7 +42,10 @@ after 2**15 positions rather than 2**17 (:data:`CUT_BUDGET`), mean 333 and the m
 rather than 405,712; with the cuts after a first one given up tried on a sixteenth of that
 budget for one round (see :func:`solve`), mean 327 and the most 71,396; with the part
 before the cut owed by whether the part after holds one tile or more, not by how many
-(:data:`_OWED_MOST`), mean 290 and 99th percentile 3,741 (4,540 before).
+(:data:`_OWED_MOST`), mean 290 and 99th percentile 3,741 (4,540 before); with a position
+not remembered looked up again with its runs owed two tiles before the cut owed one, its
+bound holding when no free joker is left (:func:`_owed_two`), mean 265 and 99th percentile
+3,546.
 
 Jokers multiply the search (a joker may stand in almost anywhere), so the joker a table
 tile cannot do without is reserved: a table tile that no meld without a joker can hold
@@ -107,6 +110,7 @@ OPEN = 4
 _INCOMING = 16
 _OWED = 32
 _OWED_MOST = 2
+_OWED_BYTES = _OWED * 0x0101010101010101  # the owed flag of every open run of two colours (a key word)
 _FLAGS = 0x3030303030303030  # the flags of every open run of two colours (a key word)
 _NEAR_MOST = 4  # a run across the cut takes at most four tiles after it (see _OWED_MOST for all it holds)
 # The options that form the two parts (run options, bits 16 on): the part after the cut,
@@ -596,6 +600,29 @@ def _memo_find(memo, key, mask):
         if same:
             return i
         i = (i + 1) & mask
+
+
+@solver_kernel(I1, I1, counted=False)
+def _owed_two(key, alt):
+    """``key`` with every run across the cut whose part before the cut is owed two tiles (the
+    part after it holds one) owed one instead, into ``alt``; False when none is. With no free
+    joker left, the position in ``alt`` places every tile this one can, so a bound remembered
+    for it bounds this one: a part before the cut of two or three tiles completes either run
+    (of three to seven), and one of four (10 to 13, three to five with the part after) is an
+    ordinary run of 10 to 12 and the part 13. (A free joker may be what a part of two takes,
+    ``J(12) 13``, where the other run has no place for it: then it does not hold.)
+    (jit-compiled)"""
+    any_one = False
+    for i in range(KEY):
+        alt[i] = key[i]
+    for word in range(5, 7):
+        v = key[word]
+        for b in range(8):
+            if ((v >> (8 * b)) & 255) == (_OWED | 1):
+                v += np.int64(1) << (8 * b)  # the runs stay largest first: owed ones are the largest
+                any_one = True
+        alt[word] = v
+    return any_one
 
 
 @solver_kernel(I1, I1, i64, i64)
@@ -1127,6 +1154,16 @@ def _search(sc, n_needy, rem, g3max, cyclic, best, placed_out):
                     up_bound = 0
                 mode = _BACK
                 continue
+            if (slot < 0 and (key[5] | key[6]) & _OWED_BYTES and f[KINDS] + o[KINDS] == 0
+                    and _owed_two(key, sc.here)):
+                # Not remembered, but the same position with its runs owed two tiles owed
+                # one may be: it places as much at least (see _owed_two), so its bound holds.
+                slot = _memo_find(memo, sc.here, memo_mask)
+                if slot >= 0 and memo[slot * (KEY + 1) + KEY] + w <= best:
+                    if memo[slot * (KEY + 1) + KEY] == _NO_TABLE:
+                        up_bound = 0
+                    mode = _BACK
+                    continue
             entry_w[depth] = w
             cut[depth] = 0
             found[depth] = 0
