@@ -377,7 +377,7 @@ def test_k_var_wrap_runs_every_cut_of_the_numbers_gives_the_same_best_play(posit
     each search may visit only a few positions; the play ``sim.table_play`` returns is
     valid and checked by the referee."""
     from sim.games.rummikub.tableplay import Solver, read_table, table_counts
-    from sim.games.rummikub.tablesolver import CUT_BUDGET, CUT_LIMIT, OVER_BUDGET, PRIMARY
+    from sim.games.rummikub.tablesolver import CUT_BUDGET, CUT_LIMIT, OVER_BUDGET, PRIMARY, PROBE_FIRST, PROBE_LIMIT
     from sim.tiles import parse_rack
 
     rules = VARIANTS["wrap_runs"]
@@ -395,6 +395,11 @@ def test_k_var_wrap_runs_every_cut_of_the_numbers_gives_the_same_best_play(posit
         assert solver.run(table, rack, rules, objective, pins=pins)[0] == chosen
         assert solver.space[OVER_BUDGET] == 0
         solver.space[CUT_LIMIT] = CUT_BUDGET
+        # the next choices probed when the first is read after 8 positions (or 2)
+        for reading in (8, 2):
+            solver.space[PROBE_LIMIT] = reading
+            assert solver.run(table, rack, rules, objective, pins=pins)[0] == chosen
+        solver.space[PROBE_LIMIT] = PROBE_FIRST
     play = sim.table_play(position["rack"], melds, rules)
     assert play.value == solver.run(table, rack, rules, 0, pins=pins)[0] // PRIMARY
     for meld in play.melds:
@@ -450,7 +455,7 @@ def test_k_var_wrap_runs_cuts_after_the_first_start_on_a_sixteenth_of_its_budget
     search given up counts its budget and the position that passed it), and the best play is
     the same."""
     from sim.games.rummikub.tableplay import Solver, read_table, table_counts
-    from sim.games.rummikub.tablesolver import CUT_BUDGET, CUT_LIMIT, STATS, VISITED_ALL, _cuts, _descending
+    from sim.games.rummikub.tablesolver import CUT_LIMIT, PROBE_LIMIT, STATS, VISITED_ALL, _cuts, _descending
     from sim.tiles import parse_rack
 
     rules = VARIANTS["wrap_runs"]
@@ -483,9 +488,101 @@ def test_k_var_wrap_runs_cuts_after_the_first_start_on_a_sixteenth_of_its_budget
                 break
     visited += cost[i]
     solver.space[CUT_LIMIT] = first
+    solver.space[PROBE_LIMIT] = 0  # the schedule alone: no choice probed
     assert solver.run(table, rack, rules, 0, pins=pins)[0] in values
     assert solver.space[VISITED_ALL] == visited
-    solver.space[CUT_LIMIT] = CUT_BUDGET
+
+
+def test_k_var_wrap_runs_progress_is_the_share_of_each_depths_options_tried():
+    """A search stopped on its budget estimates how much of its tree it has been through
+    (tablesolver._progress): each option an equal share of its parent's, those before the
+    one in hand done. Two options at the root, the second in hand (a half done), four
+    below it, the third in hand (two quarters of that half): three quarters."""
+    from sim.games.rummikub.tablesolver import _progress
+
+    progress = _progress.py_func
+    assert progress(np.array([2, 4]), np.array([2, 3]), 2) == 0.75
+    assert progress(np.array([3, 5]), np.array([1, 1]), 2) == 0.0  # the first option of each: nothing done
+    assert progress(np.array([2, 4, 7]), np.array([2, 3, 5]), 1) == 0.5  # only the depths above count
+
+
+# Positions of the bench's wrap-around rounds (seed 2026) whose first choice of cut and
+# direction visits thousands of positions where a probed one visits a few hundred.
+DEAR_FIRST_CHOICE = [
+    {"table": ["R2 R3 R4 R5", "K1 K2 K3", "Y2 J(Y3) Y4 Y5", "Y13 Y1 Y2", "B4 B5 B6", "B4 K4 Y4", "R5 R6 R7",
+               "Y5 Y6 Y7 Y8 Y9", "R7 B7 K7", "K7 J(K8) K9 K10 K11", "R8 B8 Y8", "B8 B9 B10 B11 B12", "R9 R10 R11",
+               "R9 K9 Y9", "R10 B10 Y10", "K11 K12 K13 K1", "R12 B12 K12", "Y12 Y13 Y1", "R13 B13 K13"],
+     "rack": "B1 K3"},
+    {"table": ["B2 B3 B4 B5 B6", "J(R4) K4 Y4", "K5 K6 K7", "R6 B6 Y6", "R7 R8 R9 R10 R11 R12 R13 R1 R2 R3",
+               "R7 R8 R9", "B8 K8 Y8", "B8 K8 Y8", "B9 K9 Y9", "Y9 Y10 Y11 Y12", "R10 B10 K10", "K10 K11 K12 K13 K1 K2",
+               "B11 B12 B13", "B11 K11 Y11", "R12 R13 R1 R2 R3", "B12 B13 B1 B2", "Y12 Y13 Y1"],
+     "rack": "Y1 K2 Y3 B4 K4 K7"},
+]
+
+
+@pytest.mark.parametrize("position", DEAR_FIRST_CHOICE, ids=[p["rack"] for p in DEAR_FIRST_CHOICE])
+def test_k_var_wrap_runs_a_dear_first_choice_gives_way_to_a_probe_estimated_cheaper(position):
+    """With wrap-around runs, a first choice of cut and direction that would visit many
+    positions (read from its progress after ``PROBE_LIMIT`` positions) has the next choices
+    probed in a scratch of their own, and the one estimated cheapest goes on: on positions
+    whose first choice visits thousands, the solve visits far fewer positions than without
+    probing (``PROBE_LIMIT`` 0) and finds the same best play (both objectives), valid and
+    checked by the referee."""
+    from sim.games.rummikub.tableplay import Solver, read_table, table_counts
+    from sim.games.rummikub.tablesolver import PROBE_FIRST, PROBE_LIMIT, VISITED_ALL
+    from sim.solver.layout import to_meld
+    from sim.tiles import parse_rack
+
+    rules = VARIANTS["wrap_runs"]
+    sim.table_play("R1", "R2 R3 R4", rules)  # the kernels compiled in order (sim.jit.prepare), callees first
+    melds = read_table(position["table"], rules)
+    table, pins = table_counts(melds, bound=True)
+    rack = np.asarray(parse_rack(position["rack"]).counts, dtype=np.int64)
+    solver = Solver()
+    assert solver.space[PROBE_LIMIT] == PROBE_FIRST
+    for objective in (0, 1):
+        solver.space[PROBE_LIMIT] = 0
+        alone = solver.run(table, rack, rules, objective, pins=pins)[0]
+        without = int(solver.space[VISITED_ALL])
+        solver.space[PROBE_LIMIT] = PROBE_FIRST
+        best, n = solver.run(table, rack, rules, objective, pins=pins)
+        assert best == alone > 0
+        if objective == 0:
+            assert solver.space[VISITED_ALL] * 10 < without, (solver.space[VISITED_ALL], without)
+        after = [to_meld(row) for row in solver.out[:n]]
+        for meld in after:
+            assert check_meld(meld, rules) is None, str(meld)
+        assert check_table_play(melds, _rack_counter(solver.placed), after, rules, []) == []
+
+
+@settings(max_examples=300)
+@given(data=st.data(), objective=st.sampled_from(["value", "tiles"]), limit=st.sampled_from([1, 2, 3, 5, 8]))
+def test_k_var_wrap_runs_probing_other_cuts_finds_the_brute_force_best_play(data, objective, limit):
+    """However early the first choice of cut and direction is read and the next ones probed
+    (``PROBE_LIMIT`` a few positions: the first choice goes on where it stopped, or a probe
+    gives the answer, or the choice estimated cheapest starts afresh), the solver finds the
+    brute force's best, and every meld it returns is valid and holds the table's tiles and
+    the rack tiles it says it placed (a probe's play turned back from its own cut)."""
+    from sim.games.rummikub.tableplay import Solver, table_counts
+    from sim.games.rummikub.tablesolver import PRIMARY, PROBE_LIMIT
+    from sim.solver.layout import to_meld
+
+    rules = VARIANTS["free_wrap_runs"]  # (bound jokers: the every-cut test above probes too)
+    melds, rack = data.draw(table_positions(wrap=True))
+    table = table_counts(melds)
+    r = np.array(rack, dtype=np.int64)
+    expected = reference(melds, rack, rules, objective)
+    solver = Solver()
+    solver.space[PROBE_LIMIT] = limit
+    weight, n = solver.run(table, r, rules, 0 if objective == "value" else 1)
+    assert (weight // PRIMARY if weight > 0 else 0) == expected, (limit, weight, [str(m) for m in melds])
+    if n < 0:  # nothing beats the table as it stands
+        assert expected == 0
+        return
+    after = [to_meld(row) for row in solver.out[:n]]
+    for meld in after:
+        assert check_meld(meld, rules) is None, (limit, str(meld))
+    assert (np.array(meld_counts(after)) == np.array(meld_counts(melds)) + solver.placed).all(), limit
 
 
 @pytest.mark.parametrize("name", ["free", "free_wrap_runs"])

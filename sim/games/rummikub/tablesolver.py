@@ -68,7 +68,7 @@ from collections import namedtuple
 
 import numpy as np
 
-from sim.jit import I1, I2, boolean, i64, kernel, record_of
+from sim.jit import I1, I2, boolean, copy_row, i64, kernel, record_of
 from sim.solver.layout import F_COLOURS, F_FIRST, F_JOKERS, F_KEY, F_KIND, F_LEN, RUN, SET
 from sim.tiles import JOKER, NUMBERS
 
@@ -87,6 +87,13 @@ MEMO_BITS = 16  # the remembered positions to start with (2**16 slots, 4 MB)
 MAX_MEMO_BITS = 22  # grown by 4 each time a position needs more (up to 256 MB)
 CUT_BUDGET = 1 << 15  # positions the first cut of the numbers may visit before the others are tried
 # (wrap_runs), each on a sixteenth of it for one round (see solve)
+# Probing other choices of cut and direction when the first is dear (wrap_runs, see solve):
+PROBE_FIRST = 1 << 8  # positions the first choice visits before its progress is read
+PROBE_DEAR = 4  # the others are probed when it would visit more than this many times that
+PROBE_BUDGET = 1 << 8  # positions each probe may visit
+PROBES = 2  # the choices probed: the first cut the other way, the second cut
+PICK_FACTOR = 8  # the one estimated cheapest goes on for this many times its estimate at most
+PROBE_MEMO_BITS = 12  # a probe's memo: 2**12 slots (3,072 positions: a probe then stops, -2)
 START_BITS = 12  # a solve starts in the first 2**12 slots (256 KB, in the core's cache), most
 # meet a few hundred positions; one that fills a quarter of them is given them all
 _NO_SLOT = -(1 << 40)  # a depth's memo slot is to be looked up again
@@ -162,7 +169,10 @@ CUT_LIMIT = STATS + 6
 # The positions visited by every cut a solve tried, those given up included (the counter
 # STATS + 2 holds the last cut's alone): what a solve cost, whatever the machine's load.
 VISITED_ALL = STATS + 7
-_MEMO = STATS + 8
+# The positions the first choice of cut and direction visits before the next ones may be
+# probed (see solve); new_space sets PROBE_FIRST, a test may set less, 0 probes none.
+PROBE_LIMIT = STATS + 8
+_MEMO = STATS + 9
 
 
 # The scratch of one solve by name, as the search reads it: the views of ``space`` above
@@ -173,9 +183,14 @@ _MEMO = STATS + 8
 # its helpers are compiled without reference counting, so reading a member costs nothing.
 Scratch = namedtuple("Scratch", "f o placed pin pin_kinds options n_opts next_opt took entry_w keys best_path "
                                 "best_took stats memo memo_used weights needy key runs tiles here cut found probe "
-                                "total alive")
+                                "total alive state")
 SCRATCH = record_of(Scratch, I1, I1, I1, I1, I1, I2, I1, I1, I1, I1, I2, I1, I1, I1, I1, I1, I1, I1, I1, I1, I1,
-                    I1, I1, I1, I1, I1, I1)
+                    I1, I1, I1, I1, I1, I1, I1)
+# A search stopped by its budget keeps where it was in ``state`` (see _search), to go on
+# from there: the weight placed, the rack left, the best, the depth, the lowest tile, the
+# memo's mask; and the positions the whole search would visit, estimated from how much of
+# each depth's options it had tried (see _progress).
+_STATE = 7
 
 
 def remembered_keys(space: np.ndarray) -> np.ndarray:
@@ -192,6 +207,7 @@ def new_space(memo_bits: int) -> np.ndarray:
     space = np.zeros(_MEMO + slots * (KEY + 2), dtype=np.int64)
     space[_MEMO:_MEMO + slots * (KEY + 1)] = _EMPTY
     space[CUT_LIMIT] = CUT_BUDGET
+    space[PROBE_LIMIT] = PROBE_FIRST
     return space
 
 
@@ -1088,14 +1104,29 @@ _TRY = 1  # try the position's next option, or remember it searched through
 _BACK = 2  # back up to the parent, giving its option's tiles back
 
 
-@solver_kernel(SCRATCH, i64, i64, i64, boolean, i64, I1, counted=False)
-def _search(sc, n_needy, rem, g3max, cyclic, best, placed_out):
+@solver_kernel(I1, I1, i64, counted=False)
+def _progress(n_opts, next_opt, depth):
+    """How much of its tree a search stopped at ``depth`` has been through, by the options
+    tried at each depth above: each option an equal share of its parent's (a tree's size
+    estimated from a depth-first prefix, as a solver of satisfiability reports progress)
+    (jit-compiled)."""
+    done = 0.0
+    share = 1.0
+    for d in range(depth):
+        done += share * (next_opt[d] - 1) / n_opts[d]
+        share /= n_opts[d]
+    return done
+
+
+@solver_kernel(SCRATCH, i64, i64, i64, boolean, i64, I1, boolean, counted=False)
+def _search(sc, n_needy, rem, g3max, cyclic, best, placed_out, resume):
     """The depth-first search of a solve set up by :func:`_begin` (``rem``: the weight of the
     rack left), a step at a time (``mode``): enter a position, try its next option, back up.
     Returns the best weight found (``best`` when nothing beats it), the best path in
     ``sc.best_path`` (``sc.stats[1]`` steps, -1 for none), or -2 when the memo is too small;
     the best found so far once ``sc.stats[4]`` positions are visited, if that is not 0
-    (:data:`BUDGET`) (jit-compiled)."""
+    (:data:`BUDGET`), where it stopped kept in ``sc.state`` to go on from there with
+    ``resume`` (jit-compiled)."""
     f, o, placed, pin, pin_kinds, key, runs, tiles, weights = (sc.f, sc.o, sc.placed, sc.pin, sc.pin_kinds, sc.key,
                                                                sc.runs, sc.tiles, sc.weights)
     options, n_opts, next_opt, took, entry_w, keys = sc.options, sc.n_opts, sc.next_opt, sc.took, sc.entry_w, sc.keys
@@ -1107,11 +1138,18 @@ def _search(sc, n_needy, rem, g3max, cyclic, best, placed_out):
     depth = 0
     mode = _ENTER
     low = 0  # where the search for the lowest tile starts
+    state = sc.state
+    if resume:  # where the search stopped on its budget: the position it was to enter
+        w, rem, best, depth, low, memo_mask = state[0], state[1], state[2], state[3], state[4], state[5]
+        stats[2] -= 1
     while True:
         if mode == _ENTER:
             stats[2] += 1
             if stats[4] > 0 and stats[2] > stats[4]:
                 stats[5] = 1  # the caller's budget spent: the best found so far (see BUDGET)
+                state[0], state[1], state[2], state[3], state[4], state[5] = w, rem, best, depth, low, memo_mask
+                done = _progress(n_opts, next_opt, depth)
+                state[6] = np.int64(min(stats[2] / done, 1e15)) if done > 0 else np.int64(1e15)
                 break
             up_bound = 1  # if this position stops here: cut by the bound
             up_found = 0
@@ -1340,6 +1378,85 @@ def _turn_rows(out, rows, shift):
             out[r, F_KEY] = (out[r, F_KEY] - 1 - shift) % NUMBERS + 1
 
 
+@solver_kernel(inline=True)
+def _scratch(f, o, placed, pin, pin_kinds, options, n_opts, next_opt, took, entry_w, keys, best_path, best_took,
+             stats, memo, memo_used):
+    """The scratch of one search (:class:`Scratch`): these arrays, and the small ones it
+    allocates (jit-compiled)."""
+    return Scratch(f, o, placed, pin, pin_kinds, options, n_opts, next_opt, took, entry_w, keys, best_path, best_took,
+                   stats, memo, memo_used, np.zeros(KINDS + 1, dtype=np.int64), np.zeros(KINDS, dtype=np.int64),
+                   np.zeros(KEY, dtype=np.int64), np.zeros(OPEN, dtype=np.int64), np.zeros(8, dtype=np.int64),
+                   np.zeros(KEY, dtype=np.int64), np.zeros(DEPTH, dtype=np.int64), np.zeros(DEPTH, dtype=np.int64),
+                   np.zeros(DEPTH, dtype=np.int64), np.zeros(KINDS, dtype=np.int64), np.zeros(KINDS, dtype=np.int64),
+                   np.zeros(_STATE, dtype=np.int64))
+
+
+@solver_kernel()
+def _probe_scratch():
+    """A second scratch, for the searches that probe other choices of cut and direction
+    (see :func:`solve`) while the first search waits in its own, with a memo of the size a
+    search starts in (jit-compiled)."""
+    slots = 1 << PROBE_MEMO_BITS
+    return _scratch(np.zeros(KINDS + 1, dtype=np.int64), np.zeros(KINDS + 1, dtype=np.int64),
+                    np.zeros(KINDS + 1, dtype=np.int64), np.zeros(KINDS + 1, dtype=np.int64),
+                    np.zeros(2, dtype=np.int64), np.empty((DEPTH, OPTIONS), dtype=np.int64),
+                    np.zeros(DEPTH, dtype=np.int64), np.zeros(DEPTH, dtype=np.int64), np.zeros(DEPTH, dtype=np.int64),
+                    np.zeros(DEPTH, dtype=np.int64), np.zeros((DEPTH, KEY + 1), dtype=np.int64),
+                    np.zeros(DEPTH, dtype=np.int64), np.zeros(DEPTH, dtype=np.int64),
+                    np.zeros(_MEMO - STATS, dtype=np.int64), np.full(slots * (KEY + 1), _EMPTY, dtype=np.int64),
+                    np.zeros(slots, dtype=np.int64))
+
+
+@solver_kernel(I1, I1, I1, i64, i64, i64, boolean, i64, i64, I2, SCRATCH, I1, counted=False)
+def _setup(table, pins, rack, objective, joker_value, g3max, cyclic, shift, direction, turned, sc, placed_out):
+    """Set a search up on the numbers turned by ``shift`` (:func:`_turn`), from 13 down if
+    ``direction`` is 1, from 1 up if 0, as :func:`_descending` chooses if -1 and the other
+    way if 2 (the numbers mirrored, :func:`_mirror`), its memo emptied: returns ``(needy tiles, weight of the rack
+    left, mirrored)`` (see :func:`_begin`) (jit-compiled)."""
+    t, p, r = table, pins, rack
+    if shift:
+        _turn(table, shift, turned[0])
+        _turn(pins, shift, turned[1])
+        _turn(rack, shift, turned[2])
+        t, p, r = turned[0], turned[1], turned[2]
+    mirrored = direction == 1 or (direction < 0 and _descending(t, r)) or (direction == 2 and not _descending(t, r))
+    if mirrored:
+        _mirror(t, turned[3])
+        _mirror(p, turned[4])
+        _mirror(r, turned[5])
+        t, p, r = turned[3], turned[4], turned[5]
+    sc.key[:] = 0  # _begin adds the tiles in (a search before left its last position)
+    n_needy, rem = _begin(t, p, r, objective, joker_value, g3max, cyclic, shift, mirrored, sc, placed_out)
+    stats, memo = sc.stats, sc.memo
+    for i in range(stats[0]):
+        memo[sc.memo_used[i] * (KEY + 1) + KEY] = _EMPTY
+    stats[0] = 0
+    stats[1] = -1
+    stats[2] = 0
+    stats[5] = 0
+    return n_needy, rem, mirrored
+
+
+@solver_kernel(SCRATCH, boolean, i64, boolean, I2, I1, I1, counted=False)
+def _answer(sc, cyclic, shift, mirrored, out, placed_out, spare):
+    """The best play a search found (:func:`_search`), on the numbers as they were: its melds
+    in ``out`` (returns how many, -1 for none) and the rack tiles it places in
+    ``placed_out`` (``spare``: a count vector to turn them in) (jit-compiled)."""
+    if sc.stats[1] < 0:
+        return -1
+    rows = _rows_of_path(sc.best_path, sc.best_took, sc.stats[1], out)
+    if mirrored:
+        _mirror_rows(out, rows)
+        copy_row(spare, placed_out)
+        _mirror(spare, placed_out)
+    _place_jokers(out, rows, sc.stats[3], cyclic)
+    if shift:
+        _turn_rows(out, rows, shift)
+        copy_row(spare, placed_out)
+        _turn(spare, NUMBERS - shift, placed_out)
+    return rows
+
+
 @solver_kernel(I1, I1, I1, i64, i64, i64, boolean, i64, i64, SPACE, I2, I1, entry=True)
 def solve(table, pins, rack, objective, joker_value, g3max, cyclic, floor, cut, space, out, placed_out):
     """The best play of ``rack`` onto ``table`` (count vectors of 53, jokers at 52; the
@@ -1375,25 +1492,29 @@ def solve(table, pins, rack, objective, joker_value, g3max, cyclic, floor, cut, 
     slots = (space.shape[0] - _MEMO) // (KEY + 2)
     memo = space[_MEMO:_MEMO + slots * (KEY + 1)]
     memo_used = space[_MEMO + slots * (KEY + 1):]
-    sc = Scratch(f, o, placed, pin, pin_kinds, options, n_opts, next_opt, took, entry_w, keys, best_path, best_took,
-                 stats, memo, memo_used, np.zeros(KINDS + 1, dtype=np.int64), np.zeros(KINDS, dtype=np.int64),
-                 np.zeros(KEY, dtype=np.int64), np.zeros(OPEN, dtype=np.int64), np.zeros(8, dtype=np.int64),
-                 np.zeros(KEY, dtype=np.int64), np.zeros(DEPTH, dtype=np.int64), np.zeros(DEPTH, dtype=np.int64),
-                 np.zeros(DEPTH, dtype=np.int64), np.zeros(KINDS, dtype=np.int64), np.zeros(KINDS, dtype=np.int64))
+    sc = _scratch(f, o, placed, pin, pin_kinds, options, n_opts, next_opt, took, entry_w, keys, best_path, best_took,
+                  stats, memo, memo_used)
     # Wrap-around runs (K-VAR): the numbers turned so that the search starts where few runs
-    # cross (see _cuts); the melds and the tiles placed are turned back at the end. Should
-    # that cut's search pass CUT_BUDGET positions, the other cuts are tried in turn on a
+    # cross (see _cuts); the melds and the tiles placed are turned back at the end. The
+    # ranking of the choices of cut and direction is often wrong where it matters most: on
+    # 20,000 positions of wrap-around rounds the first choice visited 326 positions on
+    # average and 3,741 at the 99th percentile, the best of the 26 choices 60 and 451, and on
+    # the slowest 2% only two choices in 26 are within twice the best, at any rank. So once
+    # the first choice has visited PROBE_FIRST positions (PROBE_LIMIT) its progress is read
+    # (_progress: the share of its options tried, depth by depth) and, when it would visit
+    # over PROBE_DEAR times that, it waits where it stopped while the first cut's other
+    # direction and the second cut are searched on PROBE_BUDGET positions each in a scratch
+    # of their own (a probe that finishes gives the answer). The one estimated cheapest, if
+    # cheaper than the first, goes on there for PICK_FACTOR times its estimate at most (the
+    # estimate can be badly wrong: unbounded, one position went from 10,592 positions to
+    # 88,697); past that, or with none cheaper, the first goes on where it stopped.
+    # Should the first pass CUT_BUDGET positions, the other cuts are tried in turn on a
     # sixteenth of that budget, then on the whole budget, then the budget grows fourfold
     # after each round of all the cuts (the first again): a bad first cut costs a few budgets,
-    # not minutes (a caller's own budget, BUDGET, still bounds each search). The ranking is
-    # right far more often than not, so the first cut gets the most; when it is wrong, a few
-    # other cuts are often as cheap as the best (where the first cut visits 3,000 to 8,000
-    # positions, a median of 5 of the 26 choices of cut and direction finish within 1,000),
-    # which the round of small budgets finds, and it costs at most 12 small budgets more
-    # when none is (a turn's solves above a floor are often all dear). On 20,000 positions
-    # of wrap-around rounds of each of two seeds, replayed on the positions every choice
-    # visits: mean 353 and 327 positions visited to 327 and 313, the most 132,011 and 164,015
-    # to 71,383 and 62,149, the 99th percentile the same (the first cut finishes there).
+    # not minutes (a caller's own budget, BUDGET, still bounds each search, and no probe
+    # is made under one). When a cut is given up, a few other cuts are often as cheap as the
+    # best, which the round of small budgets finds, and it costs at most 12 small budgets
+    # more when none is (a turn's solves above a floor are often all dear).
     if cyclic and cut < 0:
         order = _cuts(table, pins, rack)
     else:
@@ -1405,40 +1526,74 @@ def solve(table, pins, rack, objective, joker_value, g3max, cyclic, floor, cut, 
     rounds = 0  # 0: the first cut alone; then rounds of every cut
     turned = np.empty((6, KINDS + 1), dtype=np.int64)
     attempt = 0
+    direction = -1 if cut < 0 else (1 if cut >= NUMBERS else 0)
+    reading = space[PROBE_LIMIT]  # where the first choice's progress is read
+    probing = order.shape[0] > 1 and caller == 0 and 0 < reading < first
+    resume = False
+    before = 0  # the positions a search resumed had visited
     stats[7] = 0  # VISITED_ALL
+    floor = max(np.int64(-1), floor)
     while True:
         shift = order[attempt]
-        t, p, r = table, pins, rack
-        if shift:
-            _turn(table, shift, turned[0])
-            _turn(pins, shift, turned[1])
-            _turn(rack, shift, turned[2])
-            t, p, r = turned[0], turned[1], turned[2]
-        # The search may run down from the cut's 13 instead (the numbers mirrored; the melds
-        # and the tiles placed mirrored back at the end): see _descending.
-        mirrored = cut >= NUMBERS or (cut < 0 and _descending(t, r))
-        if mirrored:
-            _mirror(t, turned[3])
-            _mirror(p, turned[4])
-            _mirror(r, turned[5])
-            t, p, r = turned[3], turned[4], turned[5]
-        sc.key[:] = 0  # _begin adds the tiles in (a cut tried before left its last position)
-        n_needy, rem = _begin(t, p, r, objective, joker_value, g3max, cyclic, shift, mirrored, sc, placed_out)
-        if n_needy < 0:
-            return -1, 0  # a table tile no meld can hold
-        # the memo starts empty
-        for i in range(stats[0]):
-            memo[memo_used[i] * (KEY + 1) + KEY] = _EMPTY
-        stats[0] = 0
-        stats[1] = -1
-        stats[2] = 0
+        if not resume:
+            n_needy, rem, mirrored = _setup(table, pins, rack, objective, joker_value, g3max, cyclic, shift, direction,
+                                            turned, sc, placed_out)
+            if n_needy < 0:
+                return -1, 0  # a table tile no meld can hold
+            before = 0
+        direction = -1 if cut < 0 else direction
         stats[4] = caller if limit == 0 or (0 < caller <= limit) else limit
+        if probing:
+            stats[4] = reading
         stats[5] = 0
-        best = _search(sc, n_needy, rem, g3max, cyclic, max(np.int64(-1), floor), placed_out)
+        best = _search(sc, n_needy, rem, g3max, cyclic, floor, placed_out, resume)
+        resume = False
         stats[4] = caller
-        stats[7] += stats[2]
+        stats[7] += stats[2] - before
         if best == -2:
             return -2, 0  # a position bigger than the memory: the caller grows it
+        if probing and stats[5] == 1:
+            probing = False
+            if sc.state[6] > PROBE_DEAR * reading:
+                cheapest = sc.state[6]
+                pick = 0  # the first choice, waiting in sc
+                psc = _probe_scratch()
+                p_placed = np.zeros(KINDS + 1, dtype=np.int64)
+                p_turned = np.empty((6, KINDS + 1), dtype=np.int64)
+                p_n, p_rem, p_mirrored, p_shift = np.int64(0), np.int64(0), False, np.int64(0)
+                last = min(PROBES, 2 * order.shape[0] - 1)
+                for step in range(1, last + 2):
+                    # the choices after the first (the first cut the other way, the second
+                    # cut), then the one estimated cheapest going on, on a budget of its own
+                    choice, budget, p_resume = step, min(reading, PROBE_BUDGET), False
+                    if step > last:
+                        if pick == 0:
+                            break
+                        choice, budget, p_resume = pick, PICK_FACTOR * cheapest, pick == last
+                    if not p_resume:
+                        p_shift = order[choice // 2]
+                        p_n, p_rem, p_mirrored = _setup(table, pins, rack, objective, joker_value, g3max, cyclic,
+                                                        p_shift, 2 if choice % 2 else -1, p_turned, psc, p_placed)
+                        if p_n < 0:
+                            break  # (the same tiles: not when the first choice could begin)
+                    p_before = psc.stats[2] if p_resume else 0
+                    psc.stats[4] = budget
+                    psc.stats[5] = 0
+                    p_best = _search(psc, p_n, p_rem, g3max, cyclic, floor, p_placed, p_resume)
+                    stats[7] += psc.stats[2] - p_before
+                    if p_best == -2:
+                        break  # its memo full: the first goes on
+                    if psc.stats[5] == 0:  # searched through: the answer
+                        stats[5] = spent
+                        copy_row(placed_out, p_placed)
+                        rows = _answer(psc, cyclic, p_shift, p_mirrored, out, placed_out, turned[0])
+                        return (p_best, rows) if rows >= 0 else (floor, -1)
+                    if step <= last and psc.state[6] < cheapest:
+                        cheapest = psc.state[6]
+                        pick = step
+            resume = True  # the first choice goes on where it stopped
+            before = stats[2]
+            continue
         if stats[5] == 1 and limit > 0 and not 0 < caller <= limit:
             while True:  # past this cut's budget: the next cut
                 attempt += 1
@@ -1452,16 +1607,5 @@ def solve(table, pins, rack, objective, joker_value, g3max, cyclic, floor, cut, 
             continue
         break
     stats[5] |= spent
-    if stats[1] < 0:
-        return max(np.int64(-1), floor), -1
-    rows = _rows_of_path(best_path, best_took, stats[1], out)
-    if mirrored:
-        _mirror_rows(out, rows)
-        placed = placed_out.copy()
-        _mirror(placed, placed_out)
-    _place_jokers(out, rows, stats[3], cyclic)
-    if shift:
-        _turn_rows(out, rows, shift)
-        placed = placed_out.copy()
-        _turn(placed, NUMBERS - shift, placed_out)
-    return best, rows
+    rows = _answer(sc, cyclic, shift, mirrored, out, placed_out, turned[0])
+    return (best, rows) if rows >= 0 else (floor, -1)
