@@ -247,7 +247,7 @@ def house_rules(wanted: int, seed: int, repeats: int, only: list[str] | None = N
     every position kept; then, with ``slowest``, where the slowest solves go."""
     sim.table_play("R1", "R2 R3 R4")  # compile or load the kernels
     print(f"{wanted:,} positions per house rule from its own greedy rounds of 2-4 players (seed {seed}), one core, "
-          f"fastest of {repeats} calls each; value objective; us")
+          f"fastest of {repeats} calls each; value objective; us (visits: positions visited)")
     print(f"  {'house rule':18s} {'':6s} {'median':>8s} {'p90':>8s} {'p99':>8s} {'mean':>8s} {'max':>10s}")
     report = []
     for name, change in HOUSE_RULES.items():
@@ -259,8 +259,10 @@ def house_rules(wanted: int, seed: int, repeats: int, only: list[str] | None = N
         solve, _ = time_kernel(positions, 0, repeats, bound=rules.joker_moves == "bound", rules=rules,
                                searched=searched)
         turn = time_turn(positions, repeats, rules)
-        for what, times in (("solve", solve), ("turn", turn)):
-            a = np.asarray(times)
+        # the positions each solve visited (every cut it tried): counts, which the machine's load does not move
+        visited = [v for v, _ in searched]
+        for what, times in (("solve", solve), ("turn", turn), ("visits", visited)):
+            a = np.asarray(times, dtype=float)
             print(f"  {name if what == 'solve' else '':18s} {what:6s} {np.median(a):8.1f} {np.percentile(a, 90):8.1f} "
                   f"{np.percentile(a, 99):8.1f} {a.mean():8.1f} {a.max():10.1f}", flush=True)
         report.append((name, positions, solve, searched, rules))

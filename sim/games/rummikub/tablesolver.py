@@ -45,7 +45,8 @@ before the cut owed by whether the part after holds one tile or more, not by how
 (:data:`_OWED_MOST`), mean 290 and 99th percentile 3,741 (4,540 before); with a position
 not remembered looked up again with its runs owed two tiles before the cut owed one, its
 bound holding when no free joker is left (:func:`_owed_two`), mean 265 and 99th percentile
-3,546.
+3,546; with a dear first choice of cut and direction probed against the next two (see
+:func:`solve`), mean 220 and 99th percentile 2,572, the most 45,563 rather than 63,386.
 
 Jokers multiply the search (a joker may stand in almost anywhere), so the joker a table
 tile cannot do without is reserved: a table tile that no meld without a joker can hold
@@ -1530,69 +1531,87 @@ def solve(table, pins, rack, objective, joker_value, g3max, cyclic, floor, cut, 
     reading = space[PROBE_LIMIT]  # where the first choice's progress is read
     probing = order.shape[0] > 1 and caller == 0 and 0 < reading < first
     resume = False
-    before = 0  # the positions a search resumed had visited
     stats[7] = 0  # VISITED_ALL
     floor = max(np.int64(-1), floor)
+    # One call of _search for every search (inlined once): step 0 the first choice and the
+    # cuts after it in sc; steps 1 to last the probes in psc, then the one going on.
+    step = 0
+    psc, p_placed, p_turned = sc, placed_out, turned  # made when the first is dear
+    p_n, p_rem, p_mirrored, p_shift = np.int64(0), np.int64(0), False, np.int64(0)
+    n_needy, rem, mirrored, shift = np.int64(0), np.int64(0), False, np.int64(0)
+    last = 0
+    pick = 0  # the choice estimated cheapest (0: the first)
+    cheapest = np.int64(0)
+    best = floor
     while True:
-        shift = order[attempt]
-        if not resume:
-            n_needy, rem, mirrored = _setup(table, pins, rack, objective, joker_value, g3max, cyclic, shift, direction,
-                                            turned, sc, placed_out)
-            if n_needy < 0:
-                return -1, 0  # a table tile no meld can hold
-            before = 0
-        direction = -1 if cut < 0 else direction
-        stats[4] = caller if limit == 0 or (0 < caller <= limit) else limit
-        if probing:
-            stats[4] = reading
-        stats[5] = 0
-        best = _search(sc, n_needy, rem, g3max, cyclic, floor, placed_out, resume)
+        # (_setup, _search and _answer each called once in solve: each call is compiled in)
+        if step == 0:
+            shift = order[attempt]
+            direction_now = direction
+            direction = -1 if cut < 0 else direction
+            budget = caller if limit == 0 or (0 < caller <= limit) else limit
+            if probing:
+                budget = reading
+            cur, cur_turned, cur_placed, cur_resume, cur_shift = sc, turned, placed_out, resume, shift
+        else:
+            # the choices after the first (the first cut the other way, the second cut),
+            # then the one estimated cheapest going on, on a budget of its own
+            choice, budget, cur_resume = step, min(reading, PROBE_BUDGET), False
+            if step > last:
+                choice, budget, cur_resume = pick, PICK_FACTOR * cheapest, pick == last
+            direction_now = 2 if choice % 2 else -1
+            cur, cur_turned, cur_placed, cur_shift = psc, p_turned, p_placed, order[choice // 2]
+        if not cur_resume:
+            cur_n, cur_rem, cur_mirrored = _setup(table, pins, rack, objective, joker_value, g3max, cyclic, cur_shift,
+                                                  direction_now, cur_turned, cur, cur_placed)
+            if cur_n < 0:
+                if step == 0:
+                    return -1, 0  # a table tile no meld can hold
+                step = 0  # (the same tiles: not when the first choice could begin)
+                resume = True
+                continue
+            if step == 0:
+                n_needy, rem, mirrored = cur_n, cur_rem, cur_mirrored
+            else:
+                p_n, p_rem, p_mirrored, p_shift = cur_n, cur_rem, cur_mirrored, cur_shift
+        elif step == 0:
+            cur_n, cur_rem = n_needy, rem
+        else:
+            cur_n, cur_rem = p_n, p_rem
+        before = cur.stats[2] if cur_resume else 0  # the positions a search resumed had visited
+        cur.stats[4] = budget
+        cur.stats[5] = 0
+        found = _search(cur, cur_n, cur_rem, g3max, cyclic, floor, cur_placed, cur_resume)
+        stats[7] += cur.stats[2] - before
+        if step > 0:  # a probe, or the one going on
+            if found != -2 and psc.stats[5] == 0:  # searched through: the answer
+                stats[5] = 0  # (the first stopped on its budget, not a caller's)
+                copy_row(placed_out, p_placed)
+                best, sc, shift, mirrored = found, psc, p_shift, p_mirrored
+                break
+            if found != -2 and step <= last and psc.state[6] < cheapest:
+                cheapest = psc.state[6]
+                pick = step
+            step += 1
+            if found == -2 or step > last + 1 or (step > last and pick == 0):
+                step = 0  # past its budget, its memo full, or none cheaper: the first goes on where it stopped
+                resume = True
+            continue
         resume = False
         stats[4] = caller
-        stats[7] += stats[2] - before
-        if best == -2:
+        if found == -2:
             return -2, 0  # a position bigger than the memory: the caller grows it
+        best = found
         if probing and stats[5] == 1:
             probing = False
+            resume = True  # the first goes on where it stopped, now or after the probes
             if sc.state[6] > PROBE_DEAR * reading:
                 cheapest = sc.state[6]
-                pick = 0  # the first choice, waiting in sc
                 psc = _probe_scratch()
                 p_placed = np.zeros(KINDS + 1, dtype=np.int64)
                 p_turned = np.empty((6, KINDS + 1), dtype=np.int64)
-                p_n, p_rem, p_mirrored, p_shift = np.int64(0), np.int64(0), False, np.int64(0)
                 last = min(PROBES, 2 * order.shape[0] - 1)
-                for step in range(1, last + 2):
-                    # the choices after the first (the first cut the other way, the second
-                    # cut), then the one estimated cheapest going on, on a budget of its own
-                    choice, budget, p_resume = step, min(reading, PROBE_BUDGET), False
-                    if step > last:
-                        if pick == 0:
-                            break
-                        choice, budget, p_resume = pick, PICK_FACTOR * cheapest, pick == last
-                    if not p_resume:
-                        p_shift = order[choice // 2]
-                        p_n, p_rem, p_mirrored = _setup(table, pins, rack, objective, joker_value, g3max, cyclic,
-                                                        p_shift, 2 if choice % 2 else -1, p_turned, psc, p_placed)
-                        if p_n < 0:
-                            break  # (the same tiles: not when the first choice could begin)
-                    p_before = psc.stats[2] if p_resume else 0
-                    psc.stats[4] = budget
-                    psc.stats[5] = 0
-                    p_best = _search(psc, p_n, p_rem, g3max, cyclic, floor, p_placed, p_resume)
-                    stats[7] += psc.stats[2] - p_before
-                    if p_best == -2:
-                        break  # its memo full: the first goes on
-                    if psc.stats[5] == 0:  # searched through: the answer
-                        stats[5] = spent
-                        copy_row(placed_out, p_placed)
-                        rows = _answer(psc, cyclic, p_shift, p_mirrored, out, placed_out, turned[0])
-                        return (p_best, rows) if rows >= 0 else (floor, -1)
-                    if step <= last and psc.state[6] < cheapest:
-                        cheapest = psc.state[6]
-                        pick = step
-            resume = True  # the first choice goes on where it stopped
-            before = stats[2]
+                step = 1
             continue
         if stats[5] == 1 and limit > 0 and not 0 < caller <= limit:
             while True:  # past this cut's budget: the next cut
