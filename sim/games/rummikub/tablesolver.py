@@ -173,7 +173,10 @@ VISITED_ALL = STATS + 7
 # The positions the first choice of cut and direction visits before the next ones may be
 # probed (see solve); new_space sets PROBE_FIRST, a test may set less, 0 probes none.
 PROBE_LIMIT = STATS + 8
-_MEMO = STATS + 9
+# Where the first search stopped on its budget, to go on from there (Scratch.state, see _search).
+_STATE = 7
+_STATE_AT = STATS + 9
+_MEMO = _STATE_AT + _STATE
 
 
 # The scratch of one solve by name, as the search reads it: the views of ``space`` above
@@ -191,7 +194,6 @@ SCRATCH = record_of(Scratch, I1, I1, I1, I1, I1, I2, I1, I1, I1, I1, I2, I1, I1,
 # from there: the weight placed, the rack left, the best, the depth, the lowest tile, the
 # memo's mask; and the positions the whole search would visit, estimated from how much of
 # each depth's options it had tried (see _progress).
-_STATE = 7
 
 
 def remembered_keys(space: np.ndarray) -> np.ndarray:
@@ -1148,9 +1150,6 @@ def _search(sc, n_needy, rem, g3max, cyclic, best, placed_out, resume):
             stats[2] += 1
             if stats[4] > 0 and stats[2] > stats[4]:
                 stats[5] = 1  # the caller's budget spent: the best found so far (see BUDGET)
-                state[0], state[1], state[2], state[3], state[4], state[5] = w, rem, best, depth, low, memo_mask
-                done = _progress(n_opts, next_opt, depth)
-                state[6] = np.int64(min(stats[2] / done, 1e15)) if done > 0 else np.int64(1e15)
                 break
             up_bound = 1  # if this position stops here: cut by the bound
             up_found = 0
@@ -1264,6 +1263,10 @@ def _search(sc, n_needy, rem, g3max, cyclic, best, placed_out, resume):
             for i in range(KEY):
                 key[i] = keys[depth, i]
             mode = _TRY
+    if stats[5] == 1:  # stopped on its budget (kept out of the loop, whose code it would slow)
+        state[0], state[1], state[2], state[3], state[4], state[5] = w, rem, best, depth, low, memo_mask
+        done = _progress(n_opts, next_opt, depth)
+        state[6] = np.int64(min(stats[2] / done, 1e15)) if done > 0 else np.int64(1e15)
     return best
 
 
@@ -1381,7 +1384,7 @@ def _turn_rows(out, rows, shift):
 
 @solver_kernel(inline=True)
 def _scratch(f, o, placed, pin, pin_kinds, options, n_opts, next_opt, took, entry_w, keys, best_path, best_took,
-             stats, memo, memo_used):
+             stats, memo, memo_used, state):
     """The scratch of one search (:class:`Scratch`): these arrays, and the small ones it
     allocates (jit-compiled)."""
     return Scratch(f, o, placed, pin, pin_kinds, options, n_opts, next_opt, took, entry_w, keys, best_path, best_took,
@@ -1389,7 +1392,7 @@ def _scratch(f, o, placed, pin, pin_kinds, options, n_opts, next_opt, took, entr
                    np.zeros(KEY, dtype=np.int64), np.zeros(OPEN, dtype=np.int64), np.zeros(8, dtype=np.int64),
                    np.zeros(KEY, dtype=np.int64), np.zeros(DEPTH, dtype=np.int64), np.zeros(DEPTH, dtype=np.int64),
                    np.zeros(DEPTH, dtype=np.int64), np.zeros(KINDS, dtype=np.int64), np.zeros(KINDS, dtype=np.int64),
-                   np.zeros(_STATE, dtype=np.int64))
+                   state)
 
 
 @solver_kernel()
@@ -1404,8 +1407,8 @@ def _probe_scratch():
                     np.zeros(DEPTH, dtype=np.int64), np.zeros(DEPTH, dtype=np.int64), np.zeros(DEPTH, dtype=np.int64),
                     np.zeros(DEPTH, dtype=np.int64), np.zeros((DEPTH, KEY + 1), dtype=np.int64),
                     np.zeros(DEPTH, dtype=np.int64), np.zeros(DEPTH, dtype=np.int64),
-                    np.zeros(_MEMO - STATS, dtype=np.int64), np.full(slots * (KEY + 1), _EMPTY, dtype=np.int64),
-                    np.zeros(slots, dtype=np.int64))
+                    np.zeros(_STATE_AT - STATS, dtype=np.int64), np.full(slots * (KEY + 1), _EMPTY, dtype=np.int64),
+                    np.zeros(slots, dtype=np.int64), np.zeros(_STATE, dtype=np.int64))
 
 
 @solver_kernel(I1, I1, I1, i64, i64, i64, boolean, i64, i64, I2, SCRATCH, I1, counted=False)
@@ -1489,12 +1492,12 @@ def solve(table, pins, rack, objective, joker_value, g3max, cyclic, floor, cut, 
     keys = space[_KEYS:_BEST_PATH].reshape((DEPTH, KEY + 1))
     best_path = space[_BEST_PATH:_BEST_TOOK]
     best_took = space[_BEST_TOOK:STATS]
-    stats = space[STATS:_MEMO]
+    stats = space[STATS:_STATE_AT]
     slots = (space.shape[0] - _MEMO) // (KEY + 2)
     memo = space[_MEMO:_MEMO + slots * (KEY + 1)]
     memo_used = space[_MEMO + slots * (KEY + 1):]
     sc = _scratch(f, o, placed, pin, pin_kinds, options, n_opts, next_opt, took, entry_w, keys, best_path, best_took,
-                  stats, memo, memo_used)
+                  stats, memo, memo_used, space[_STATE_AT:_MEMO])
     # Wrap-around runs (K-VAR): the numbers turned so that the search starts where few runs
     # cross (see _cuts); the melds and the tiles placed are turned back at the end. The
     # ranking of the choices of cut and direction is often wrong where it matters most: on
