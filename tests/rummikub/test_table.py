@@ -364,6 +364,20 @@ def test_solver_widens_its_memo_within_a_solve():
         assert (wide.placed == narrow.placed).all()
 
 
+def _wrap_position(position):
+    """A position of wrap-around rounds (``table``: meld texts, ``rack``: text) as the solver
+    takes it, the table's jokers bound: ``(rules, melds, table counts, pins, rack counts)``,
+    the kernels compiled in order first (sim.jit.prepare: callees first)."""
+    from sim.games.rummikub.tableplay import read_table, table_counts
+    from sim.tiles import parse_rack
+
+    rules = VARIANTS["wrap_runs"]
+    sim.table_play("R1", "R2 R3 R4", rules)
+    melds = read_table(position["table"], rules)
+    table, pins = table_counts(melds, bound=True)
+    return rules, melds, table, pins, np.asarray(parse_rack(position["rack"]).counts, dtype=np.int64)
+
+
 WRAP_POSITIONS = json.loads((Path(__file__).parent / "data" / "wrap_positions.json").read_text())
 
 
@@ -376,15 +390,10 @@ def test_k_var_wrap_runs_every_cut_of_the_numbers_gives_the_same_best_play(posit
     up, from its 13 down: tablesolver._descending), and from the cuts tried in turn when
     each search may visit only a few positions; the play ``sim.table_play`` returns is
     valid and checked by the referee."""
-    from sim.games.rummikub.tableplay import Solver, read_table, table_counts
+    from sim.games.rummikub.tableplay import Solver
     from sim.games.rummikub.tablesolver import CUT_BUDGET, CUT_LIMIT, OVER_BUDGET, PRIMARY, PROBE_FIRST, PROBE_LIMIT
-    from sim.tiles import parse_rack
 
-    rules = VARIANTS["wrap_runs"]
-    sim.table_play("R1", "R2 R3 R4", rules)  # the kernels compiled in order (sim.jit.prepare), callees first
-    melds = read_table(position["table"], rules)
-    table, pins = table_counts(melds, bound=True)
-    rack = np.asarray(parse_rack(position["rack"]).counts, dtype=np.int64)
+    rules, melds, table, pins, rack = _wrap_position(position)
     solver = Solver()
     for objective in (0, 1):
         chosen = solver.run(table, rack, rules, objective, pins=pins)[0]
@@ -528,16 +537,11 @@ def test_k_var_wrap_runs_a_dear_first_choice_gives_way_to_a_probe_estimated_chea
     whose first choice visits thousands, the solve visits far fewer positions than without
     probing (``PROBE_LIMIT`` 0) and finds the same best play (both objectives), valid and
     checked by the referee."""
-    from sim.games.rummikub.tableplay import Solver, read_table, table_counts
+    from sim.games.rummikub.tableplay import Solver
     from sim.games.rummikub.tablesolver import PROBE_FIRST, PROBE_LIMIT, VISITED_ALL
     from sim.solver.layout import to_meld
-    from sim.tiles import parse_rack
 
-    rules = VARIANTS["wrap_runs"]
-    sim.table_play("R1", "R2 R3 R4", rules)  # the kernels compiled in order (sim.jit.prepare), callees first
-    melds = read_table(position["table"], rules)
-    table, pins = table_counts(melds, bound=True)
-    rack = np.asarray(parse_rack(position["rack"]).counts, dtype=np.int64)
+    rules, melds, table, pins, rack = _wrap_position(position)
     solver = Solver()
     assert solver.space[PROBE_LIMIT] == PROBE_FIRST
     for objective in (0, 1):
