@@ -364,6 +364,23 @@ def test_solver_widens_its_memo_within_a_solve():
         assert (wide.placed == narrow.placed).all()
 
 
+def _check_solve(solver, weight, n, expected, melds, rules, why):
+    """A solve's answer against the brute force's best value ``expected``: the same value
+    (none when nothing beats the table as it stands, ``n`` -1), every meld valid, and the
+    melds holding the table's tiles and the rack tiles the solver says it placed."""
+    from sim.games.rummikub.tablesolver import PRIMARY
+    from sim.solver.layout import to_meld
+
+    assert (weight // PRIMARY if weight > 0 else 0) == expected, (why, weight, [str(m) for m in melds])
+    if n < 0:
+        assert expected == 0, why
+        return
+    after = [to_meld(row) for row in solver.out[:n]]
+    for meld in after:
+        assert check_meld(meld, rules) is None, (why, str(meld))
+    assert (np.array(meld_counts(after)) == np.array(meld_counts(melds)) + solver.placed).all(), why
+
+
 def _wrap_position(position):
     """A position of wrap-around rounds (``table``: meld texts, ``rack``: text) as the solver
     takes it, the table's jokers bound: ``(rules, melds, table counts, pins, rack counts)``,
@@ -568,8 +585,7 @@ def test_k_var_wrap_runs_probing_other_cuts_finds_the_brute_force_best_play(data
     brute force's best, and every meld it returns is valid and holds the table's tiles and
     the rack tiles it says it placed (a probe's play turned back from its own cut)."""
     from sim.games.rummikub.tableplay import Solver, table_counts
-    from sim.games.rummikub.tablesolver import PRIMARY, PROBE_LIMIT
-    from sim.solver.layout import to_meld
+    from sim.games.rummikub.tablesolver import PROBE_LIMIT
 
     rules = VARIANTS["free_wrap_runs"]  # (bound jokers: the every-cut test above probes too)
     melds, rack = data.draw(table_positions(wrap=True))
@@ -579,14 +595,7 @@ def test_k_var_wrap_runs_probing_other_cuts_finds_the_brute_force_best_play(data
     solver = Solver()
     solver.space[PROBE_LIMIT] = limit
     weight, n = solver.run(table, r, rules, 0 if objective == "value" else 1)
-    assert (weight // PRIMARY if weight > 0 else 0) == expected, (limit, weight, [str(m) for m in melds])
-    if n < 0:  # nothing beats the table as it stands
-        assert expected == 0
-        return
-    after = [to_meld(row) for row in solver.out[:n]]
-    for meld in after:
-        assert check_meld(meld, rules) is None, (limit, str(meld))
-    assert (np.array(meld_counts(after)) == np.array(meld_counts(melds)) + solver.placed).all(), limit
+    _check_solve(solver, weight, n, expected, melds, rules, limit)
 
 
 @pytest.mark.parametrize("name", ["free", "free_wrap_runs"])
@@ -598,8 +607,6 @@ def test_k_play_1_the_search_from_13_down_finds_the_same_best_play(name, data, o
     cut), it finds the brute force's best, and every meld it returns is valid and holds the
     table's tiles and the rack tiles it says it placed."""
     from sim.games.rummikub.tableplay import Solver, table_counts
-    from sim.games.rummikub.tablesolver import PRIMARY
-    from sim.solver.layout import to_meld
 
     rules = VARIANTS[name]
     melds, rack = data.draw(table_positions(wrap=rules.wrap_runs))
@@ -610,15 +617,7 @@ def test_k_play_1_the_search_from_13_down_finds_the_same_best_play(name, data, o
     first = shift if rules.wrap_runs else 0
     for cut in (first, first + 13):
         weight, n = solver.run(table, r, rules, 0 if objective == "value" else 1, cut=cut)
-        assert (weight // PRIMARY if weight > 0 else 0) == expected, (cut, weight, [str(m) for m in melds])
-        placed = solver.placed.copy()
-        if n < 0:  # nothing beats the table as it stands
-            assert expected == 0
-            continue
-        after = [to_meld(row) for row in solver.out[:n]]
-        for meld in after:
-            assert check_meld(meld, rules) is None, (cut, str(meld))
-        assert (np.array(meld_counts(after)) == np.array(meld_counts(melds)) + placed).all(), cut
+        _check_solve(solver, weight, n, expected, melds, rules, cut)
 
 
 @pytest.mark.parametrize(("name", "table", "rack"), [
