@@ -48,6 +48,16 @@ bound holding when no free joker is left (:func:`_owed_two`), mean 265 and 99th 
 3,546; with a dear first choice of cut and direction probed against the next two (see
 :func:`solve`), mean 220 and 99th percentile 2,572, the most 45,563 rather than 63,386.
 
+Most of what a dear search visits has no table at all (73% of the positions remembered by
+the 200 dearest of 20,000 ``wrap_runs`` solves): a choice at one number leaves a tile a few
+numbers on with no meld to go to, and the search learns it only on reaching that tile,
+after every arrangement of the tiles between. So at the first position of each number the
+table copies of each tile left are counted against the melds that could still hold one
+(:func:`_stranded`; at every position it cost more than it saved), and the runs across the
+cut are counted together, each part before the cut needing a 13 of its own, which no
+group of 13 then holds (:func:`_owed_in_reach`): positions visited on those 20,000, mean
+220 to 147 and 99th percentile 2,572 to 1,510; on the standard game's, mean 89 to 81.
+
 Jokers multiply the search (a joker may stand in almost anywhere), so the joker a table
 tile cannot do without is reserved: a table tile that no meld without a joker can hold
 (``B12`` in ``B12 J(K12) Y12``) keeps one, and a branch that spends it elsewhere is
@@ -95,6 +105,7 @@ PROBE_BUDGET = 1 << 8  # positions each probe may visit
 PROBES = 2  # the choices probed: the first cut the other way, the second cut
 PICK_FACTOR = 8  # the one estimated cheapest goes on for this many times its estimate at most
 PROBE_MEMO_BITS = 12  # a probe's memo: 2**12 slots (3,072 positions: a probe then stops, -2)
+STRANDED_FROM = 64  # positions a standard game's search visits before it looks for stranded tiles
 START_BITS = 12  # a solve starts in the first 2**12 slots (256 KB, in the core's cache), most
 # meet a few hundred positions; one that fills a quarter of them is given them all
 _NO_SLOT = -(1 << 40)  # a depth's memo slot is to be looked up again
@@ -877,6 +888,90 @@ def _far_part(f, o, c, near, low, jokers):
     return False
 
 
+@solver_kernel(inline=True)
+def _left(f, o, c, q, n):
+    """The copies of colour ``c``'s number ``q`` left, none below the lowest number ``n``."""
+    return f[c * NUMBERS + q - 1] + o[c * NUMBERS + q - 1] if n <= q <= NUMBERS else 0
+
+
+@solver_kernel(I1, I1, I1, i64, i64, boolean, counted=False)
+def _stranded(f, o, key, pos, jokers, cyclic):
+    """Whether some tile left, from the lowest (place ``pos``) up, has more table copies
+    than melds that could still hold one: groups of its number (two other colours or
+    jokers each), runs of its colour from the tiles left and ``jokers`` (through the next
+    number, or ending at it), and open runs that can reach it. Each copy needs a meld of
+    its own, so such a position has no table; the search would find that out only when it
+    reaches the tile, after trying every way of placing the tiles before it. With no free
+    joker left, the 13s (and 12s) that the parts before the cut of runs across it must take
+    (``wrap_runs``, see :func:`_owed_in_reach`) are in no group (jit-compiled)."""
+    n = pos // COLOURS + 1
+    spare = min(jokers, 2)
+    # per colour, a byte each: the 13s taken by runs across the cut (bits 0-31), and the 12s (32-63)
+    held = 0
+    if cyclic and jokers == 0:
+        for c in range(COLOURS):
+            field = (key[5 + c // 2] >> (32 * (c % 2))) & 0xFFFFFFFF
+            while field:
+                if field & (_INCOMING | _OWED):
+                    held += np.int64(1) << (8 * c)
+                if field & 255 == _OWED | 1:
+                    held += np.int64(1) << (8 * c + 32)  # its part after the cut holds one tile
+                field >>= 8
+    for m in range(n, NUMBERS + 1):
+        distinct = 0
+        copies = 0  # of each colour, two at most
+        for c in range(COLOURS):
+            k = f[c * NUMBERS + m - 1] + o[c * NUMBERS + m - 1]
+            if m >= NUMBERS - 1:
+                k = max(0, k - ((held >> (8 * c + 32 * (NUMBERS - m))) & 255))
+            if k > 0:
+                distinct += 1
+                copies += min(k, 2)
+        for c in range(COLOURS):
+            y = c * NUMBERS + m - 1
+            need = f[y]
+            if need == 0 or need > 2 or (m == n and c <= pos % COLOURS):
+                continue  # (more than two: copies pinned by bound jokers, let be)
+            if cyclic and m <= _NEAR_MOST:
+                missing = 0
+                for q in range(1, m):
+                    if _left(f, o, c, q, n) == 0:
+                        missing += 1
+                if missing <= jokers:
+                    continue  # the part after the cut of a run across it may yet hold it
+            if cyclic and n <= _NEAR_MOST and m > NUMBERS - MAX_RUN:
+                continue  # ... or its part before the cut, the run begun after the lowest tile
+            own = need + o[y]
+            if m >= NUMBERS - 1:
+                own = max(0, own - ((held >> (8 * c + 32 * (NUMBERS - m))) & 255))
+            homes = 0
+            if distinct - (1 if own > 0 else 0) + spare >= 2:  # groups
+                homes = min(2, (copies - min(2, own) + spare) // 2)
+            if homes >= need:
+                continue
+            before = min(_left(f, o, c, m - 1, n), _left(f, o, c, m - 2, n))
+            after = _left(f, o, c, m + 1, n)
+            if (before + jokers > 0 or min(after, _left(f, o, c, m - 1, n)) + jokers > 0
+                    or min(after, _left(f, o, c, m + 2, n)) + jokers > 0):  # a run of three
+                homes += min(2, after + jokers) + before + jokers
+            field = (key[5 + c // 2] >> (32 * (c % 2))) & 0xFFFFFFFF
+            while field and homes < need:
+                v = field & 255
+                field >>= 8
+                if v & (_INCOMING | _OWED):
+                    homes += 1  # a run across the cut: its part before the cut is still to come
+                elif v & 15 < m:
+                    missing = 0
+                    for q in range((v & 15) + 1, m):
+                        if _left(f, o, c, q, n) == 0:
+                            missing += 1
+                    if missing <= jokers:
+                        homes += 1
+            if homes < need:
+                return True
+    return False
+
+
 @solver_kernel(I1, I1, I1, i64, counted=False)
 def _owed_in_reach(f, o, key, pos):
     """Whether every run across the cut (``wrap_runs``, see :data:`_INCOMING`) may still be
@@ -886,8 +981,11 @@ def _owed_in_reach(f, o, key, pos):
         return False
     low = pos // COLOURS + 1
     jokers = f[KINDS] + o[KINDS]
+    short = 0  # copies of 13, and of 12, that the runs across the cut need and no tile left gives
     for c in range(COLOURS):
         field = (key[5 + c // 2] >> (32 * (c % 2))) & 0xFFFFFFFF
+        across = 0
+        ones = 0
         while field:
             v = field & 255
             field >>= 8
@@ -900,7 +998,12 @@ def _owed_in_reach(f, o, key, pos):
                     break
             if not reach:
                 return False
-    return True
+            across += 1
+            ones += 1 if v == _OWED | 1 else 0
+        if across:  # each run's part before the cut holds a 13 of its own, and a 12 after one tile
+            k = c * NUMBERS + NUMBERS - 1
+            short += max(0, across - f[k] - o[k]) + max(0, ones - f[k - 1] - o[k - 1])
+    return short <= jokers
 
 
 @solver_kernel(I1, I1, counted=False)
@@ -1202,6 +1305,15 @@ def _search(sc, n_needy, rem, g3max, cyclic, best, placed_out, resume):
                         up_bound = 0
                     mode = _BACK
                     continue
+            if ((cyclic or stats[2] > STRANDED_FROM)
+                    and (depth == 0 or keys[depth - 1, KEY] // COLOURS < pos // COLOURS)
+                    and _stranded(f, o, key, pos, f[KINDS] + o[KINDS], cyclic)):
+                # The first position of a number: a tile left stranded (checked at every
+                # position, it cost more than the positions it saved; in the standard game's
+                # cheap searches, more than it saved too).
+                up_bound = 0
+                mode = _BACK
+                continue
             entry_w[depth] = w
             cut[depth] = 0
             found[depth] = 0
