@@ -748,7 +748,7 @@ def test_k_play_1_a_tile_with_more_table_copies_than_melds_left_to_hold_them_has
     free joker left, a run across the cut takes its 13 from the groups of 13."""
     from sim.games.rummikub.tablesolver import _INCOMING, _OWED, COLOURS
 
-    stranded = _in_python(monkeypatch, "_stranded", "_left")
+    stranded = _in_python(monkeypatch, "_stranded", "_left", "_missing", "_unheld")
     lowest = (10 - 1) * COLOURS + 3  # Y10: number 10, colour 3
     tiles = "Y10 +Y11 +Y12 K11 K11 K12 K13"
     f, o = _counts(tiles)

@@ -894,6 +894,24 @@ def _left(f, o, c, q, n):
     return f[c * NUMBERS + q - 1] + o[c * NUMBERS + q - 1] if n <= q <= NUMBERS else 0
 
 
+@solver_kernel(inline=True)
+def _missing(f, o, c, first, last, n):
+    """The numbers ``first`` to ``last`` of colour ``c`` with no tile left (a joker each)."""
+    missing = 0
+    for q in range(first, last + 1):
+        if _left(f, o, c, q, n) == 0:
+            missing += 1
+    return missing
+
+
+@solver_kernel(inline=True)
+def _unheld(f, o, c, m, n, held):
+    """The copies of colour ``c``'s number ``m`` left, less the 12s and 13s that runs across
+    the cut hold (``held``, see :func:`_stranded`)."""
+    k = _left(f, o, c, m, n)
+    return max(0, k - ((held >> (8 * c + 32 * (NUMBERS - m))) & 255)) if m >= NUMBERS - 1 else k
+
+
 @solver_kernel(I1, I1, I1, i64, i64, boolean, counted=False)
 def _stranded(f, o, key, pos, jokers, cyclic):
     """Whether some tile left, from the lowest (place ``pos``) up, has more table copies
@@ -921,9 +939,7 @@ def _stranded(f, o, key, pos, jokers, cyclic):
         distinct = 0
         copies = 0  # of each colour, two at most
         for c in range(COLOURS):
-            k = f[c * NUMBERS + m - 1] + o[c * NUMBERS + m - 1]
-            if m >= NUMBERS - 1:
-                k = max(0, k - ((held >> (8 * c + 32 * (NUMBERS - m))) & 255))
+            k = _unheld(f, o, c, m, n, held)
             if k > 0:
                 distinct += 1
                 copies += min(k, 2)
@@ -932,26 +948,20 @@ def _stranded(f, o, key, pos, jokers, cyclic):
             need = f[y]
             if need == 0 or need > 2 or (m == n and c <= pos % COLOURS):
                 continue  # (more than two: copies pinned by bound jokers, let be)
-            if cyclic and m <= _NEAR_MOST:
-                missing = 0
-                for q in range(1, m):
-                    if _left(f, o, c, q, n) == 0:
-                        missing += 1
-                if missing <= jokers:
-                    continue  # the part after the cut of a run across it may yet hold it
+            if cyclic and m <= _NEAR_MOST and _missing(f, o, c, 1, m - 1, n) <= jokers:
+                continue  # the part after the cut of a run across it may yet hold it
             if cyclic and n <= _NEAR_MOST and m > NUMBERS - MAX_RUN:
                 continue  # ... or its part before the cut, the run begun after the lowest tile
-            own = need + o[y]
-            if m >= NUMBERS - 1:
-                own = max(0, own - ((held >> (8 * c + 32 * (NUMBERS - m))) & 255))
+            own = _unheld(f, o, c, m, n, held)
             homes = 0
             if distinct - (1 if own > 0 else 0) + spare >= 2:  # groups
                 homes = min(2, (copies - min(2, own) + spare) // 2)
             if homes >= need:
                 continue
-            before = min(_left(f, o, c, m - 1, n), _left(f, o, c, m - 2, n))
+            below = _left(f, o, c, m - 1, n)
+            before = min(below, _left(f, o, c, m - 2, n))
             after = _left(f, o, c, m + 1, n)
-            if (before + jokers > 0 or min(after, _left(f, o, c, m - 1, n)) + jokers > 0
+            if (before + jokers > 0 or min(after, below) + jokers > 0
                     or min(after, _left(f, o, c, m + 2, n)) + jokers > 0):  # a run of three
                 homes += min(2, after + jokers) + before + jokers
             field = (key[5 + c // 2] >> (32 * (c % 2))) & 0xFFFFFFFF
@@ -960,13 +970,8 @@ def _stranded(f, o, key, pos, jokers, cyclic):
                 field >>= 8
                 if v & (_INCOMING | _OWED):
                     homes += 1  # a run across the cut: its part before the cut is still to come
-                elif v & 15 < m:
-                    missing = 0
-                    for q in range((v & 15) + 1, m):
-                        if _left(f, o, c, q, n) == 0:
-                            missing += 1
-                    if missing <= jokers:
-                        homes += 1
+                elif v & 15 < m and _missing(f, o, c, (v & 15) + 1, m - 1, n) <= jokers:
+                    homes += 1  # an open run that can reach it
             if homes < need:
                 return True
     return False
