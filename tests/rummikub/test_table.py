@@ -439,9 +439,9 @@ def test_k_var_wrap_runs_every_cut_of_the_numbers_gives_the_same_best_play(posit
 # Positions of wrap-around rounds whose first cut (as tablesolver._cuts ranks them) visits
 # thousands of positions where other cuts visit a hundred or so.
 SLOW_FIRST_CUT = [
-    {"table": ["R2 R3 R4 R5 R6", "R12 R13 R1 R2", "Y3 Y4 Y5 Y6 Y7", "R4 B4 Y4", "B5 B6 B7 B8",
-               "K5 K6 K7 K8 K9 K10 K11 K12", "K5 K6 K7 K8", "R6 R7 R8 R9", "Y6 Y7 Y8 Y9 Y10", "B7 B8 B9 B10 B11",
-               "R8 R9 R10 R11 R12", "Y9 Y10 Y11 J(Y12) Y13 Y1", "K10 K11 K12", "B11 B12 B13"], "rack": "Y3 B13"},
+    {"table": ["R12 R13 R1 R2", "K12 J(K13) K1 K2 K3", "B7 B8 B9 B10 B11 B12 B13", "B13 K13 Y13",
+               "Y6 Y7 Y8 Y9 Y10 Y11 Y12 Y13", "R9 R10 R11 R12", "B12 K12 Y12", "K9 K10 K11", "Y8 Y9 Y10", "R6 R7 R8 R9",
+               "K3 K4 K5 K6 K7 K8 K9", "B5 B6 B7 B8", "R4 R5 R6 R7", "R4 B4 Y4", "B4 K4 Y4"], "rack": "K1 Y1 B3 K5 R8"},
     {"table": ["R4 R5 R6", "K5 K6 K7 K8 K9 K10 K11", "B6 B7 B8", "B6 K6 Y6", "K7 J(K8) K9", "R8 R9 R10 R11", "B8 K8 Y8",
                "Y9 Y10 Y11 Y12 Y13", "R10 R11 R12 R13 R1 R2 R3 R4", "B10 J(B11) B12 B13 B1 B2 B3", "B11 B12 B13",
                "K11 K12 K13", "Y12 Y13 Y1 Y2 Y3 Y4", "K13 K1 K2"], "rack": "Y3 R5"},
@@ -730,6 +730,14 @@ def _runs_key(colour, *runs):
     return key
 
 
+def _values():
+    """The solver's weights of the tiles by value (objective 0, jokers at 30)."""
+    from sim.games.rummikub.tablesolver import KINDS, NUMBERS, PRIMARY
+
+    weights = np.array([PRIMARY * (k % NUMBERS + 1) + 1 for k in range(KINDS)] + [PRIMARY * 30 + 1])
+    return weights.astype(np.int64)
+
+
 def _in_python(monkeypatch, name, *callees):
     """The solver's kernel ``name`` run as plain Python, the kernels it calls too."""
     from sim.games.rummikub import tablesolver
@@ -748,7 +756,11 @@ def test_k_play_1_a_tile_with_more_table_copies_than_melds_left_to_hold_them_has
     free joker left, a run across the cut takes its 13 from the groups of 13."""
     from sim.games.rummikub.tablesolver import _INCOMING, _OWED, COLOURS
 
-    stranded = _in_python(monkeypatch, "_stranded", "_left", "_missing", "_unheld")
+    kernel = _in_python(monkeypatch, "_stranded", "_left", "_missing", "_unheld")
+
+    def stranded(f, o, key, pos, jokers, cyclic):  # no table: -1
+        return kernel(f, o, key, _values(), pos, jokers, cyclic) < 0
+
     lowest = (10 - 1) * COLOURS + 3  # Y10: number 10, colour 3
     tiles = "Y10 +Y11 +Y12 K11 K11 K12 K13"
     f, o = _counts(tiles)
@@ -773,6 +785,26 @@ def test_k_play_1_a_tile_with_more_table_copies_than_melds_left_to_hold_them_has
     # one copy of 11 is not stranded while a run of three can hold it; none, with no K12
     assert not stranded(*_counts("Y10 K11 K12 K13"), _runs_key(2), lowest, 0, False)
     assert stranded(*_counts("Y10 K11 K13"), _runs_key(2), lowest, 0, False)
+
+
+def test_k_play_1_rack_copies_no_meld_left_can_hold_stay_on_the_rack(monkeypatch):
+    """Rack copies beyond the melds that could still hold one (tablesolver._stranded) stay on
+    the rack whatever the search does, so their weight comes off the bound at the first
+    position of each number: with R1 R2 R3 on the table, K7 K7 B7 on the rack have no
+    group (two colours of 7) and no run (no K6 or K8): all three lost, and the brute force
+    places none. An open K run ending at 6 holds one K7; a joker gives each a meld."""
+    from sim.games.rummikub.tablesolver import PRIMARY
+
+    stranded = _in_python(monkeypatch, "_stranded", "_left", "_missing", "_unheld")
+    f, o = _counts("R1 R2 R3 +K7 +K7 +B7")
+    weights = _values()
+    seven = PRIMARY * 7 + 1
+    assert stranded(f, o, _runs_key(2), weights, 0, 0, False) == 3 * seven
+    assert best_play(list(parse_rack("R1 R2 R3").counts), list(parse_rack("K7 K7 B7").counts), RUMMIKUB) == 0
+    assert stranded(f, o, _runs_key(2, 6), weights, 0, 0, False) == 2 * seven
+    assert stranded(f, o, _runs_key(2), weights, 0, 1, False) == 0
+    for cyclic in (False, True):  # a table copy with no meld still leaves no table
+        assert stranded(*_counts("R1 R2 R3 K7 +B7"), _runs_key(2), weights, 0, 0, cyclic) == -1
 
 
 def test_k_var_wrap_runs_runs_across_the_cut_each_need_their_own_13(monkeypatch):

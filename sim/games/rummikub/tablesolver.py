@@ -56,7 +56,10 @@ table copies of each tile left are counted against the melds that could still ho
 (:func:`_stranded`; at every position it cost more than it saved), and the runs across the
 cut are counted together, each part before the cut needing a 13 of its own, which no
 group of 13 then holds (:func:`_owed_in_reach`): positions visited on those 20,000, mean
-220 to 147 and 99th percentile 2,572 to 1,510; on the standard game's, mean 89 to 81.
+220 to 147 and 99th percentile 2,572 to 1,510; on the standard game's, mean 89 to 81. The
+same count finds rack copies that no meld left can hold: they stay on the rack, so their
+weight comes off the bound there (mean 147 to 128, 99th percentile 1,510 to 1,333; the
+standard game's 85 to 80, 758 to 655).
 
 Jokers multiply the search (a joker may stand in almost anywhere), so the joker a table
 tile cannot do without is reserved: a table tile that no meld without a joker can hold
@@ -912,18 +915,21 @@ def _unheld(f, o, c, m, n, held):
     return max(0, k - ((held >> (8 * c + 32 * (NUMBERS - m))) & 255)) if m >= NUMBERS - 1 else k
 
 
-@solver_kernel(I1, I1, I1, i64, i64, boolean, counted=False)
-def _stranded(f, o, key, pos, jokers, cyclic):
-    """Whether some tile left, from the lowest (place ``pos``) up, has more table copies
-    than melds that could still hold one: groups of its number (two other colours or
-    jokers each), runs of its colour from the tiles left and ``jokers`` (through the next
-    number, or ending at it), and open runs that can reach it. Each copy needs a meld of
-    its own, so such a position has no table; the search would find that out only when it
-    reaches the tile, after trying every way of placing the tiles before it. With no free
-    joker left, the 13s (and 12s) that the parts before the cut of runs across it must take
-    (``wrap_runs``, see :func:`_owed_in_reach`) are in no group (jit-compiled)."""
+@solver_kernel(I1, I1, I1, I1, i64, i64, boolean, counted=False)
+def _stranded(f, o, key, weights, pos, jokers, cyclic):
+    """The copies of each tile left, from the lowest (place ``pos``) up, against the melds
+    that could still hold one: groups of its number (two other colours or jokers each),
+    runs of its colour from the tiles left and ``jokers`` (through the next number, or
+    ending at it), and open runs that can reach it. Each copy needs a meld of its own, so a
+    tile with more table copies than such melds leaves the position no table (returns -1);
+    the search would find that out only when it reaches the tile, after trying every way
+    of placing the tiles before it. Otherwise returns the weight (``weights``) of the rack
+    copies beyond those melds, which stay on the rack whatever the search does there. With
+    no free joker left, the 13s (and 12s) that the parts before the cut of runs across it
+    must take (``wrap_runs``, see :func:`_owed_in_reach`) are in no group (jit-compiled)."""
     n = pos // COLOURS + 1
     spare = min(jokers, 2)
+    lost = np.int64(0)
     # per colour, a byte each: the 13s taken by runs across the cut (bits 0-31), and the 12s (32-63)
     held = 0
     if cyclic and jokers == 0:
@@ -945,9 +951,10 @@ def _stranded(f, o, key, pos, jokers, cyclic):
                 copies += min(k, 2)
         for c in range(COLOURS):
             y = c * NUMBERS + m - 1
-            need = f[y]
-            if need == 0 or need > 2 or (m == n and c <= pos % COLOURS):
-                continue  # (more than two: copies pinned by bound jokers, let be)
+            table = f[y]
+            need = table + o[y]
+            if need == 0 or table > 2 or (m == n and c <= pos % COLOURS):
+                continue  # (more than two on the table: copies pinned by bound jokers, let be)
             if cyclic and m <= _NEAR_MOST and _missing(f, o, c, 1, m - 1, n) <= jokers:
                 continue  # the part after the cut of a run across it may yet hold it
             if cyclic and n <= _NEAR_MOST and m > NUMBERS - MAX_RUN:
@@ -972,9 +979,11 @@ def _stranded(f, o, key, pos, jokers, cyclic):
                     homes += 1  # a run across the cut: its part before the cut is still to come
                 elif v & 15 < m and _missing(f, o, c, (v & 15) + 1, m - 1, n) <= jokers:
                     homes += 1  # an open run that can reach it
+            if homes < table:
+                return -1
             if homes < need:
-                return True
-    return False
+                lost += min(o[y], need - homes) * weights[y]
+    return lost
 
 
 @solver_kernel(I1, I1, I1, i64, counted=False)
@@ -1311,14 +1320,16 @@ def _search(sc, n_needy, rem, g3max, cyclic, best, placed_out, resume):
                     mode = _BACK
                     continue
             if ((cyclic or stats[2] > STRANDED_FROM)
-                    and (depth == 0 or keys[depth - 1, KEY] // COLOURS < pos // COLOURS)
-                    and _stranded(f, o, key, pos, f[KINDS] + o[KINDS], cyclic)):
-                # The first position of a number: a tile left stranded (checked at every
-                # position, it cost more than the positions it saved; in the standard game's
-                # cheap searches, more than it saved too).
-                up_bound = 0
-                mode = _BACK
-                continue
+                    and (depth == 0 or keys[depth - 1, KEY] // COLOURS < pos // COLOURS)):
+                # The first position of a number: a table tile left stranded, or rack tiles
+                # that no meld left can hold, so that the rest cannot beat the best (checked
+                # at every position, it cost more than the positions it saved; in the
+                # standard game's cheap searches, more than it saved too).
+                lost = _stranded(f, o, key, weights, pos, f[KINDS] + o[KINDS], cyclic)
+                if lost < 0 or w + rem - lost <= best:
+                    up_bound = 0 if lost < 0 else 1  # no table, whatever the weight; or cut by the bound
+                    mode = _BACK
+                    continue
             entry_w[depth] = w
             cut[depth] = 0
             found[depth] = 0
