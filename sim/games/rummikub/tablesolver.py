@@ -190,15 +190,28 @@ PROBE_LIMIT = STATS + 8
 # Where the first search stopped on its budget, to go on from there (Scratch.state, see _search).
 _STATE = 7
 _STATE_AT = STATS + 9
-_MEMO = _STATE_AT + _STATE
+# The small arrays of Scratch, in space too rather than allocated at every solve (with the
+# table turned and the cuts ranked, fourteen allocations): each kind's weight, the
+# table tiles that need a joker, the position's key, a colour's open runs, a meld's tiles,
+# a key looked up again; per depth: cut by the bound, a table found below, the memo slot
+# probed; per kind: the tiles in play and whether a meld can hold them.
+_SMALL_SIZES = (KINDS + 1, KINDS, KEY, OPEN, 8, KEY, DEPTH, DEPTH, DEPTH, KINDS, KINDS)
+_SMALL_PARTS = tuple(sum(_SMALL_SIZES[:i]) for i in range(len(_SMALL_SIZES) + 1))  # where each begins
+_SMALL = _SMALL_PARTS[-1]
+_SMALL_AT = _STATE_AT + _STATE
+# The table, pins and rack turned and mirrored (see _setup), and the cuts in the order
+# tried with their scores (see _rank_cuts).
+_TURNED = _SMALL_AT + _SMALL
+_ORDER = _TURNED + 6 * (KINDS + 1)
+# The remembered positions, from a multiple of 8 words: each one's key and bound (KEY + 1 = 8
+# words) then fills one 64-byte cache line of a space new_space aligns, whatever the layout
+# before it (it fell on a line's start by chance until the small arrays came in).
+_MEMO = (_ORDER + 2 * NUMBERS + 7) // 8 * 8
 
 
-# The scratch of one solve by name, as the search reads it: the views of ``space`` above
-# and the arrays solve allocates (each kind's weight, the table tiles that need a joker,
-# the position's key, a colour's open runs, a meld's tiles, a key looked up again; per
-# depth: cut by the bound, a table found below, the memo slot probed; per kind: the
-# tiles in play and whether a meld can hold them). The search and
-# its helpers are compiled without reference counting, so reading a member costs nothing.
+# The scratch of one solve by name, as the search reads it: the views of ``space`` above,
+# the small arrays among them (_SMALL). The search and its helpers are compiled without
+# reference counting, so reading a member costs nothing.
 Scratch = namedtuple("Scratch", "f o placed pin pin_kinds options n_opts next_opt took entry_w keys best_path "
                                 "best_took stats memo memo_used weights needy key runs tiles here cut found probe "
                                 "total alive state")
@@ -221,7 +234,10 @@ def remembered_keys(space: np.ndarray) -> np.ndarray:
 def new_space(memo_bits: int) -> np.ndarray:
     """Scratch for :func:`solve`, remembering up to 3/4 of ``2**memo_bits`` positions."""
     slots = 1 << memo_bits
-    space = np.zeros(_MEMO + slots * (KEY + 2), dtype=np.int64)
+    size = _MEMO + slots * (KEY + 2)
+    whole = np.zeros(size + 8, dtype=np.int64)
+    skip = (-whole.ctypes.data % 64) // 8  # words to the first cache line (see _MEMO)
+    space = whole[skip:skip + size]
     space[_MEMO:_MEMO + slots * (KEY + 1)] = _EMPTY
     space[CUT_LIMIT] = CUT_BUDGET
     space[PROBE_LIMIT] = PROBE_FIRST
@@ -1398,8 +1414,8 @@ def _search(sc, n_needy, rem, g3max, cyclic, best, placed_out, resume):
     return best
 
 
-@solver_kernel(I1, I1, I1, entry=True)
-def _cuts(table, pins, rack):
+@solver_kernel(I1, I1, I1, I1, counted=False)
+def _rank_cuts(table, pins, rack, order):
     """With wrap-around runs (K-VAR ``wrap_runs``), where to cut the circle of numbers: the
     shifts that make the numbers either side of a cut the new 13 and 1 (0: between 13 and
     1, as in the standard game), the fewest crossing runs first. The search forms every
@@ -1415,9 +1431,9 @@ def _cuts(table, pins, rack):
     sum, against the 13-1 cut alone, the median was 62 against 218 on 1,948 positions.
     With the runs formed in two parts, of the ways to rank cuts tried on the same positions
     (the rack's tiles before them, as :func:`_descending` weighs them, alone or with the
-    product; a least-squares fit on counts about the cut) none did better than the product
-    (jit-compiled)."""
-    score = np.empty(NUMBERS, dtype=np.int64)
+    product; a least-squares fit on counts about the cut) none did better than the product.
+    The shifts in ``order[:13]``, their scores after them (jit-compiled)."""
+    score = order[NUMBERS:]
     for sh in range(NUMBERS):
         a = (NUMBERS - 1 - sh) % NUMBERS  # the numbers (from 0) either side of the cut
         b = (NUMBERS - sh) % NUMBERS
@@ -1429,7 +1445,21 @@ def _cuts(table, pins, rack):
             # the runs of three or more that may cross: a tile either side, one more beside
             score[sh] *= 1 + ((table[ka1] + pins[ka1] + rack[ka1] + 1) * (table[ka] + pins[ka] + rack[ka])
                               * (table[kb] + pins[kb] + rack[kb]) * (table[kb1] + pins[kb1] + rack[kb1] + 1))
-    return np.argsort(score, kind="mergesort")  # ties: the smaller shift first
+    for sh in range(NUMBERS):  # sorted by insertion, ties: the smaller shift first
+        i = sh
+        while i > 0 and score[order[i - 1]] > score[sh]:
+            order[i] = order[i - 1]
+            i -= 1
+        order[i] = sh
+
+
+@solver_kernel(I1, I1, I1, entry=True)
+def _cuts(table, pins, rack):
+    """The shifts of the circle of numbers in the order a solve tries them
+    (:func:`_rank_cuts`) (jit-compiled)."""
+    order = np.empty(2 * NUMBERS, dtype=np.int64)
+    _rank_cuts(table, pins, rack, order)
+    return order[:NUMBERS].copy()
 
 
 @solver_kernel(I1, I1, entry=True)
@@ -1512,15 +1542,14 @@ def _turn_rows(out, rows, shift):
 
 @solver_kernel(inline=True)
 def _scratch(f, o, placed, pin, pin_kinds, options, n_opts, next_opt, took, entry_w, keys, best_path, best_took,
-             stats, memo, memo_used, state):
-    """The scratch of one search (:class:`Scratch`): these arrays, and the small ones it
-    allocates (jit-compiled)."""
+             stats, memo, memo_used, state, small):
+    """The scratch of one search (:class:`Scratch`): these arrays, and the small ones
+    (:data:`_SMALL`) cut from ``small`` (jit-compiled)."""
+    at = _SMALL_PARTS
     return Scratch(f, o, placed, pin, pin_kinds, options, n_opts, next_opt, took, entry_w, keys, best_path, best_took,
-                   stats, memo, memo_used, np.zeros(KINDS + 1, dtype=np.int64), np.zeros(KINDS, dtype=np.int64),
-                   np.zeros(KEY, dtype=np.int64), np.zeros(OPEN, dtype=np.int64), np.zeros(8, dtype=np.int64),
-                   np.zeros(KEY, dtype=np.int64), np.zeros(DEPTH, dtype=np.int64), np.zeros(DEPTH, dtype=np.int64),
-                   np.zeros(DEPTH, dtype=np.int64), np.zeros(KINDS, dtype=np.int64), np.zeros(KINDS, dtype=np.int64),
-                   state)
+                   stats, memo, memo_used, small[at[0]:at[1]], small[at[1]:at[2]], small[at[2]:at[3]],
+                   small[at[3]:at[4]], small[at[4]:at[5]], small[at[5]:at[6]], small[at[6]:at[7]], small[at[7]:at[8]],
+                   small[at[8]:at[9]], small[at[9]:at[10]], small[at[10]:at[11]], state)
 
 
 @solver_kernel()
@@ -1536,7 +1565,7 @@ def _probe_scratch():
                     np.zeros(DEPTH, dtype=np.int64), np.zeros((DEPTH, KEY + 1), dtype=np.int64),
                     np.zeros(DEPTH, dtype=np.int64), np.zeros(DEPTH, dtype=np.int64),
                     np.zeros(_STATE_AT - STATS, dtype=np.int64), np.full(slots * (KEY + 1), _EMPTY, dtype=np.int64),
-                    np.zeros(slots, dtype=np.int64), np.zeros(_STATE, dtype=np.int64))
+                    np.zeros(slots, dtype=np.int64), np.zeros(_STATE, dtype=np.int64), np.zeros(_SMALL, dtype=np.int64))
 
 
 @solver_kernel(I1, I1, I1, i64, i64, i64, boolean, i64, i64, I2, SCRATCH, I1, counted=False)
@@ -1625,7 +1654,7 @@ def solve(table, pins, rack, objective, joker_value, g3max, cyclic, floor, cut, 
     memo = space[_MEMO:_MEMO + slots * (KEY + 1)]
     memo_used = space[_MEMO + slots * (KEY + 1):]
     sc = _scratch(f, o, placed, pin, pin_kinds, options, n_opts, next_opt, took, entry_w, keys, best_path, best_took,
-                  stats, memo, memo_used, space[_STATE_AT:_MEMO])
+                  stats, memo, memo_used, space[_STATE_AT:_SMALL_AT], space[_SMALL_AT:_TURNED])
     # Wrap-around runs (K-VAR): the numbers turned so that the search starts where few runs
     # cross (see _cuts); the melds and the tiles placed are turned back at the end. The
     # ranking of the choices of cut and direction is often wrong where it matters most: on
@@ -1648,15 +1677,17 @@ def solve(table, pins, rack, objective, joker_value, g3max, cyclic, floor, cut, 
     # best, which the round of small budgets finds, and it costs at most 12 small budgets
     # more when none is (a turn's solves above a floor are often all dear).
     if cyclic and cut < 0:
-        order = _cuts(table, pins, rack)
+        _rank_cuts(table, pins, rack, space[_ORDER:_MEMO])
+        order = space[_ORDER:_ORDER + NUMBERS]
     else:
-        order = np.full(1, cut % NUMBERS if cyclic and cut > 0 else 0, dtype=np.int64)
+        space[_ORDER] = cut % NUMBERS if cyclic and cut > 0 else 0
+        order = space[_ORDER:_ORDER + 1]
     caller = stats[4]
     spent = stats[5]  # a caller's budget spent by an earlier solve stays said (OVER_BUDGET)
     first = space[CUT_LIMIT] if order.shape[0] > 1 else 0  # the first cut's budget
     limit = first
     rounds = 0  # 0: the first cut alone; then rounds of every cut
-    turned = np.empty((6, KINDS + 1), dtype=np.int64)
+    turned = space[_TURNED:_ORDER].reshape((6, KINDS + 1))
     attempt = 0
     direction = -1 if cut < 0 else (1 if cut >= NUMBERS else 0)
     reading = space[PROBE_LIMIT]  # where the first choice's progress is read
