@@ -1044,3 +1044,25 @@ def test_a_spent_budget_stays_said_through_later_solves():
     table, pins = table_counts(read_table("R2 R3 R4", rules), bound=True)
     solver.run(table, np.asarray(parse_rack("R1").counts, dtype=np.int64), rules, 0, pins=pins)
     assert solver.space[OVER_BUDGET] == 1
+
+
+def test_a_solver_made_alone_has_the_table_solvers_kernels_prepared():
+    """A Solver made before any public call (as the bench and the tests make one) has the
+    table solver's workload compiled or loaded, callees first (sim.jit.prepare): compiled
+    lazily from a first call into the kernel, a counted kernel reached through one compiled
+    without reference counting failed to type. Run in a fresh process, where nothing else
+    prepared it."""
+    import subprocess
+    import sys
+
+    code = ("from sim import jit\n"
+            "from sim.games.rummikub import FAMILY, TABLE_SOLVER\n"
+            "from sim.games.rummikub.tableplay import Solver\n"
+            "name = FAMILY.other_workload(TABLE_SOLVER).name\n"
+            "before = name in jit._READY\n"
+            "Solver()\n"
+            "print(before, name in jit._READY)\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          cwd=Path(__file__).resolve().parents[2], timeout=600)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["False", "True"]

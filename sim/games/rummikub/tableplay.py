@@ -139,12 +139,18 @@ def table_counts(melds: Sequence[Meld], bound: bool = False) -> np.ndarray | tup
 
 class Solver:
     """The search's scratch, kept between solves (one per thread of work). It starts by
-    remembering 2**16 positions and grows when a position needs more."""
+    remembering 2**16 positions and grows when a position needs more. Made, it has the
+    table solver's kernels compiled or loaded, callees first (:func:`sim.jit.prepare`):
+    compiled lazily from a first call, a counted kernel reached through one compiled without
+    reference counting failed to type (``np.empty`` in ``_memo_spread``)."""
 
     def __init__(self, memo_bits: int | None = None):
+        from sim.games.rummikub import FAMILY, TABLE_SOLVER
         from sim.games.rummikub import tablesolver as table
         from sim.games.rummikub.tablecall import BUFFER, buffer_views
+        from sim.jit import prepare
 
+        prepare(FAMILY.other_workload(TABLE_SOLVER))
         self.memo_bits = memo_bits or table.MEMO_BITS
         self.space = table.new_space(self.memo_bits)
         self.out = np.zeros((table.OUT_ROWS, MELD_FIELDS), dtype=np.int64)
@@ -229,11 +235,7 @@ def _setup(rules: Rules | str, objective: str) -> tuple[Rules, Solver]:
     if objective not in OBJECTIVES:
         raise RulesError(f"objective: must be value or tiles (got {objective!r})")
     if not _SOLVER:
-        from sim.games.rummikub import FAMILY, TABLE_SOLVER
-        from sim.jit import prepare
-
-        prepare(FAMILY.other_workload(TABLE_SOLVER))
-        _SOLVER.append(Solver())
+        _SOLVER.append(Solver())  # (its kernels compiled or loaded the first time)
     return rules, _SOLVER[0]
 
 
