@@ -5,7 +5,7 @@ would prove" (measured and not kept, issue 26).
     python benchmarks/table_relaxation.py [--rule wrap_runs] [--seed 2026] [--from 256]
 
 On the bench's positions (``benchmarks/bench_table.py --house-rules``, cached in
-``data/bench/``), the solves that visit ``--from`` positions or more:
+``data/bench/``, played first if missing), the solves that visit ``--from`` positions or more:
 
 1. the relaxation's bound (every group and every run of three to five as a column, each rack
    copy optional, every table tile covered; SciPy's HiGHS) against the best play's weight;
@@ -23,12 +23,11 @@ On the bench's positions (``benchmarks/bench_table.py --house-rules``, cached in
 from __future__ import annotations
 
 import argparse
-import json
 import time
-from pathlib import Path
 
 import numba
 import numpy as np
+from bench_table import HOUSE_RULES, load_positions
 from scipy.optimize import linprog
 
 import sim
@@ -229,13 +228,9 @@ def main() -> None:
     ap.add_argument("--from", dest="dear", type=int, default=256, help="positions visited that make a solve dear")
     ap.add_argument("--per", type=float, default=0.37, help="us a position visited, to replay the tests' time")
     args = ap.parse_args()
-    path = Path("data/bench") / f"rummikub-positions-{args.rule}-w20000-s{args.seed}-bound.json"
-    if not path.exists():
-        raise SystemExit(f"{path}: run `python benchmarks/bench_table.py --house-rules 20000 --rule {args.rule} "
-                         f"--seed {args.seed}` first")
     sim.table_play("R1", "R2 R3 R4")  # compile or load the solver
-    rules = sim.preset("rummikub").replace(wrap_runs=args.rule == "wrap_runs")
-    positions = json.loads(path.read_text())[:20000]
+    rules = sim.preset("rummikub").replace(**HOUSE_RULES[args.rule])
+    positions = load_positions(0, args.seed, rules, 20000, args.rule)[:20000]
     columns = meld_columns(rules.wrap_runs)
     index = {tuple(sorted(int(k) for k in col if k >= 0)): i for i, col in enumerate(columns)}
     weights = np.array([1024 * (k % N + 1) + 1 for k in range(KINDS)] + [1024 * rules.joker_penalty + 1], float)
