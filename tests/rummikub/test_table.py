@@ -6,6 +6,7 @@ and every arrangement it returns is valid and holds every tile; the referee's tu
 (sim.games.rummikub.referee) pass every play the solver returns and name each fault of a
 broken one."""
 
+import contextlib
 import json
 import re
 from collections import Counter
@@ -730,12 +731,27 @@ def _runs_key(colour, *runs):
     return key
 
 
+def _with_tiles(f, o, key):
+    """``key`` with its tile words written from ``f`` and ``o``, as the search keeps them (a
+    nibble a number: table copies, then rack copies from its third bit)."""
+    from sim.games.rummikub.tablesolver import KINDS, NUMBERS
+
+    key = key.copy()
+    for k in range(KINDS):
+        key[k // NUMBERS] += (int(f[k]) + (int(o[k]) << 2)) << (4 * (k % NUMBERS))
+    return key
+
+
 def _values():
     """The solver's weights of the tiles by value (objective 0, jokers at 30)."""
     from sim.games.rummikub.tablesolver import KINDS, NUMBERS, PRIMARY
 
     weights = np.array([PRIMARY * (k % NUMBERS + 1) + 1 for k in range(KINDS)] + [PRIMARY * 30 + 1])
     return weights.astype(np.int64)
+
+
+# What tablesolver._stranded calls (inline kernels and helpers), to run it as plain Python.
+_STRANDED_HELPERS = ("_left", "_missing", "_unheld", "_homes", "_surely_held", "_copies_left", "_zero_nibbles")
 
 
 def _in_python(monkeypatch, name, *callees):
@@ -756,10 +772,10 @@ def test_k_play_1_a_tile_with_more_table_copies_than_melds_left_to_hold_them_has
     free joker left, a run across the cut takes its 13 from the groups of 13."""
     from sim.games.rummikub.tablesolver import _INCOMING, _OWED, COLOURS
 
-    kernel = _in_python(monkeypatch, "_stranded", "_left", "_missing", "_unheld")
+    kernel = _in_python(monkeypatch, "_stranded", *_STRANDED_HELPERS)
 
     def stranded(f, o, key, pos, jokers, cyclic):  # no table: -1
-        return kernel(f, o, key, _values(), pos, jokers, cyclic) < 0
+        return kernel(f, o, _with_tiles(f, o, key), _values(), pos, jokers, cyclic) < 0
 
     lowest = (10 - 1) * COLOURS + 3  # Y10: number 10, colour 3
     tiles = "Y10 +Y11 +Y12 K11 K11 K12 K13"
@@ -795,7 +811,11 @@ def test_k_play_1_rack_copies_no_meld_left_can_hold_stay_on_the_rack(monkeypatch
     places none. An open K run ending at 6 holds one K7; a joker gives each a meld."""
     from sim.games.rummikub.tablesolver import PRIMARY
 
-    stranded = _in_python(monkeypatch, "_stranded", "_left", "_missing", "_unheld")
+    kernel = _in_python(monkeypatch, "_stranded", *_STRANDED_HELPERS)
+
+    def stranded(f, o, key, *rest):
+        return kernel(f, o, _with_tiles(f, o, key), *rest)
+
     f, o = _counts("R1 R2 R3 +K7 +K7 +B7")
     weights = _values()
     seven = PRIMARY * 7 + 1
@@ -805,6 +825,148 @@ def test_k_play_1_rack_copies_no_meld_left_can_hold_stay_on_the_rack(monkeypatch
     assert stranded(f, o, _runs_key(2), weights, 0, 1, False) == 0
     for cyclic in (False, True):  # a table copy with no meld still leaves no table
         assert stranded(*_counts("R1 R2 R3 K7 +B7"), _runs_key(2), weights, 0, 0, cyclic) == -1
+
+
+def _stranded_tile_by_tile(f, o, key, weights, pos, jokers, cyclic):
+    """tablesolver._stranded as it was before it read the key's tile words: every tile left
+    counted one by one against the melds that could still hold a copy (plain Python)."""
+    from sim.games.rummikub.tablesolver import _INCOMING, _NEAR_MOST, _OWED, COLOURS, MAX_RUN, NUMBERS
+
+    def left(c, q):
+        return f[c * NUMBERS + q - 1] + o[c * NUMBERS + q - 1] if n <= q <= NUMBERS else 0
+
+    def missing(c, first, last):
+        return sum(1 for q in range(first, last + 1) if left(c, q) == 0)
+
+    def unheld(c, m):
+        k = left(c, m)
+        return max(0, k - ((held >> (8 * c + 32 * (NUMBERS - m))) & 255)) if m >= NUMBERS - 1 else k
+
+    n = pos // COLOURS + 1
+    spare = min(jokers, 2)
+    lost = 0
+    held = 0
+    if cyclic and jokers == 0:
+        for c in range(COLOURS):
+            field = (int(key[5 + c // 2]) >> (32 * (c % 2))) & 0xFFFFFFFF
+            while field:
+                if field & (_INCOMING | _OWED):
+                    held += 1 << (8 * c)
+                if field & 255 == _OWED | 1:
+                    held += 1 << (8 * c + 32)
+                field >>= 8
+    for m in range(n, NUMBERS + 1):
+        distinct = sum(1 for c in range(COLOURS) if unheld(c, m) > 0)
+        copies = sum(min(unheld(c, m), 2) for c in range(COLOURS))
+        for c in range(COLOURS):
+            y = c * NUMBERS + m - 1
+            table, need = f[y], f[y] + o[y]
+            if need == 0 or table > 2 or (m == n and c <= pos % COLOURS):
+                continue
+            if cyclic and m <= _NEAR_MOST and missing(c, 1, m - 1) <= jokers:
+                continue
+            if cyclic and n <= _NEAR_MOST and m > NUMBERS - MAX_RUN:
+                continue
+            own = unheld(c, m)
+            homes = 0
+            if distinct - (1 if own > 0 else 0) + spare >= 2:
+                homes = min(2, (copies - min(2, own) + spare) // 2)
+            if homes >= need:
+                continue
+            below = left(c, m - 1)
+            before = min(below, left(c, m - 2))
+            after = left(c, m + 1)
+            if before + jokers > 0 or min(after, below) + jokers > 0 or min(after, left(c, m + 2)) + jokers > 0:
+                homes += min(2, after + jokers) + before + jokers
+            field = (int(key[5 + c // 2]) >> (32 * (c % 2))) & 0xFFFFFFFF
+            while field and homes < need:
+                v = field & 255
+                field >>= 8
+                if v & (_INCOMING | _OWED) or (v & 15 < m and missing(c, (v & 15) + 1, m - 1) <= jokers):
+                    homes += 1  # a run across the cut, or an open run that can reach it
+            if homes < table:
+                return -1
+            if homes < need:
+                lost += min(o[y], need - homes) * weights[y]
+    return lost
+
+
+@st.composite
+def _positions_left(draw):
+    """Tiles left from a lowest number on (table and rack copies, up to two each, a third
+    table copy now and then: a copy pinned by a bound joker), free jokers, and open runs of
+    each colour ending below that number, or parts of runs across the cut (wrap_runs)."""
+    from sim.games.rummikub.tablesolver import _INCOMING, _OWED, KINDS, NUMBERS
+
+    low = draw(st.integers(1, NUMBERS))
+    f = np.zeros(KINDS + 1, dtype=np.int64)
+    o = np.zeros(KINDS + 1, dtype=np.int64)
+    for k in range(KINDS):
+        if k % NUMBERS + 1 >= low and draw(st.integers(0, 2)):
+            f[k] = draw(st.sampled_from([0, 0, 1, 1, 2, 3]))
+            o[k] = draw(st.sampled_from([0, 0, 1, 2]))
+    first = [k for k in range(KINDS) if f[k] + o[k] and k % NUMBERS + 1 == low]
+    if not first:
+        f[draw(st.integers(0, 3)) * NUMBERS + low - 1] = 1
+    pos = min((k % NUMBERS) * 4 + k // NUMBERS for k in range(KINDS) if f[k] + o[k])
+    key = np.zeros(7, dtype=np.int64)
+    for c in range(4):
+        runs = sorted(draw(st.lists(st.one_of(st.integers(1, max(1, low - 1)),
+                                              st.sampled_from([_OWED | 1, _OWED | 2, _INCOMING | 2, _INCOMING | 3])),
+                                    max_size=3)), reverse=True)
+        key[5 + c // 2] |= sum(v << (8 * i) for i, v in enumerate(runs)) << (32 * (c % 2))
+    return f, o, key, pos, draw(st.integers(0, 2)), draw(st.booleans())
+
+
+@settings(max_examples=400, deadline=None)
+@given(_positions_left())
+def test_k_play_1_stranded_tiles_read_on_the_key_as_counted_tile_by_tile(position):
+    """tablesolver._stranded passes over, on the key's tile words, the tiles a group or a run
+    surely holds (_surely_held); what it returns is what counting every tile one by one
+    returns, on any tiles left, open runs, free jokers, with and without wrap-around runs."""
+    f, o, key, pos, jokers, cyclic = position
+    key = _with_tiles(f, o, key)
+    with _kernels_in_python(*_STRANDED_HELPERS) as tablesolver:
+        fast = tablesolver._stranded.py_func(f, o, key, _values(), pos, jokers, cyclic)
+    assert fast == _stranded_tile_by_tile(f, o, key, _values(), pos, jokers, cyclic)
+
+
+@contextlib.contextmanager
+def _kernels_in_python(*names):
+    """tablesolver with the kernels ``names`` run as plain Python (a hypothesis test cannot
+    take pytest's monkeypatch, made once for all its examples)."""
+    from sim.games.rummikub import tablesolver
+
+    saved = {name: getattr(tablesolver, name) for name in names}
+    try:
+        for name in names:
+            setattr(tablesolver, name, saved[name].py_func)
+        yield tablesolver
+    finally:
+        for name, kernel in saved.items():
+            setattr(tablesolver, name, kernel)
+
+
+@settings(max_examples=200, deadline=None)
+@given(_positions_left())
+def test_k_play_1_the_lowest_tile_and_runs_extended_read_on_the_key(position):
+    """The search's lowest tile left (tablesolver._lowest) and whether an open run can take
+    a tile (_extendable), read on the key's tile words, agree with scanning the counts."""
+    from sim.games.rummikub.tablesolver import COLOURS, KINDS, NUMBERS
+
+    f, o, key, pos, jokers, _ = position
+    key = _with_tiles(f, o, key)
+    with _kernels_in_python("_copies_left") as tablesolver, np.errstate(over="ignore"):  # (a wrapping product)
+        assert tablesolver._lowest.py_func(key) == pos
+        assert tablesolver._lowest.py_func(np.zeros_like(key)) == -1
+        for c in range(COLOURS):
+            left = tablesolver._copies_left(key[c])
+            for end in range(1, NUMBERS + 1):
+                for last in (4, NUMBERS):
+                    scanned = any(end + 1 + gap <= last and f[c * NUMBERS + end + gap] + o[c * NUMBERS + end + gap] > 0
+                                  for gap in range(min(2, jokers) + 1))
+                    assert tablesolver._extendable.py_func(left, end, jokers, last) == scanned, (c, end, last)
+    assert KINDS == COLOURS * NUMBERS
 
 
 def test_k_var_wrap_runs_runs_across_the_cut_each_need_their_own_13(monkeypatch):

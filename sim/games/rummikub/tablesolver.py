@@ -59,7 +59,15 @@ group of 13 then holds (:func:`_owed_in_reach`): positions visited on those 20,0
 220 to 147 and 99th percentile 2,572 to 1,510; on the standard game's, mean 89 to 81. The
 same count finds rack copies that no meld left can hold: they stay on the rack, so their
 weight comes off the bound there (mean 147 to 128, 99th percentile 1,510 to 1,333; the
-standard game's 85 to 80, 758 to 655).
+standard game's 85 to 80, 758 to 655). Counted tile by tile, that count was a fifth of a
+``wrap_runs`` search's time (profiled by source line, ``benchmarks/profile_kernels.py
+--lines``), most tiles plainly held; so the tiles that melds of the copies left surely hold
+are passed over on the key's tile words, a few operations a colour (:func:`_surely_held`),
+and the rest counted. The lowest tile left (:func:`_lowest`) and whether an open run can
+take a tile (:func:`_extendable`) are read on those words too. The same positions visited
+and plays on the bench's 40,000 positions; fastest solve of three sittings each: ``wrap_runs``
+median 15.5 to 13.2 us and 99th percentile 394 to 350, the standard game's 11.3 to 10.6 and
+142 to 122.
 
 Jokers multiply the search (a joker may stand in almost anywhere), so the joker a table
 tile cannot do without is reserved: a table tile that no meld without a joker can hold
@@ -378,14 +386,12 @@ def _slots(run):
 
 
 @solver_kernel(inline=True)
-def _extendable(f, o, c, end, jokers, last):
-    """Whether a run of colour ``c`` ending at ``end`` can take a tile left up to ``last``:
-    ``end + 1``, or ``end + 2`` or ``end + 3`` after as many jokers."""
-    for gap in range(min(2, jokers) + 1):
-        m = end + 1 + gap
-        if m <= last and f[c * NUMBERS + m - 1] + o[c * NUMBERS + m - 1] > 0:
-            return True
-    return False
+def _extendable(left, end, jokers, last):
+    """Whether a run of a colour ending at ``end`` can take a tile left up to ``last``:
+    ``end + 1``, or ``end + 2`` or ``end + 3`` after as many jokers (``left``: the colour's
+    numbers with a copy left, :func:`_copies_left`)."""
+    reach = min(end + 1 + min(2, jokers), last) - end  # the numbers after the end it may take
+    return reach > 0 and (left >> (4 * end)) & ((np.int64(1) << (4 * reach)) - 1) != 0
 
 
 @solver_kernel(I1, I1, I1, I1, counted=False)
@@ -403,12 +409,13 @@ def _close_runs(f, o, key, runs):
         field = (key[word] >> shift) & 0xFFFFFFFF
         if not field:
             continue  # no open run of this colour
+        left = _copies_left(key[c])
         if field & (_INCOMING * 0x01010101):  # the part after the cut of a run across it, still open
             _read_runs(key, c, runs)
             closed = False
             for i in range(OPEN):
                 v = runs[i]
-                if v & _INCOMING and not _extendable(f, o, c, v & 15, jokers, _NEAR_MOST):
+                if v & _INCOMING and not _extendable(left, v & 15, jokers, _NEAR_MOST):
                     runs[i] = _OWED | min(v & 15, _OWED_MOST)
                     closed = True
             if closed:
@@ -424,7 +431,7 @@ def _close_runs(f, o, key, runs):
                 kept |= end << (8 * n_kept)  # seen to above
                 n_kept += 1
                 continue
-            if _extendable(f, o, c, end, jokers, NUMBERS):
+            if _extendable(left, end, jokers, NUMBERS):
                 kept |= end << (8 * n_kept)
                 n_kept += 1
             else:
@@ -877,15 +884,22 @@ def _begin(table, pins, rack, objective, joker_value, g3max, cyclic, shift, mirr
     return n_needy, rem
 
 
-@solver_kernel(I1, I1, i64, counted=False)
-def _lowest(f, o, low):
+@solver_kernel(I1, counted=False)
+def _lowest(key):
     """The place (number, then colour: ``pos % COLOURS`` the colour) of the lowest tile
-    left from place ``low`` on, -1 when every numbered tile is placed (jit-compiled)."""
-    for pos in range(low, KINDS):
-        k = (pos % COLOURS) * NUMBERS + pos // COLOURS
-        if f[k] + o[k] > 0:
-            return pos
-    return -1
+    left, -1 when every numbered tile is placed, read on the key's tile words: a number's
+    nibble of colour bits, the lowest bit set found by a de Bruijn sequence (jit-compiled)."""
+    places = (_copies_left(key[0]) | (_copies_left(key[1]) << 1) | (_copies_left(key[2]) << 2)
+              | (_copies_left(key[3]) << 3))
+    if places == 0:
+        return -1
+    return _DE_BRUIJN_PLACE[np.uint64(places & -places) * np.uint64(_DE_BRUIJN) >> np.uint64(58)]
+
+
+_DE_BRUIJN = 0x03F79D71B4CB0A89  # each 6-bit window of it is distinct: bit i's window names i
+_DE_BRUIJN_PLACE = np.zeros(64, dtype=np.int64)
+for _i in range(64):
+    _DE_BRUIJN_PLACE[((_DE_BRUIJN << _i) & 0xFFFFFFFFFFFFFFFF) >> 58] = _i
 
 
 @solver_kernel(I1, I1, i64, i64, i64, i64, counted=False)
@@ -931,6 +945,48 @@ def _unheld(f, o, c, m, n, held):
     return max(0, k - ((held >> (8 * c + 32 * (NUMBERS - m))) & 255)) if m >= NUMBERS - 1 else k
 
 
+# A number's nibble in a key word (see KEY): the table copies in its low two bits, the rack
+# copies in its high two; _NIBBLE_ONES holds a 1 in the low bit of each of the 13.
+_NIBBLE_ONES = 0x1111111111111
+_NIBBLE_LOW3 = 0x7777777777777
+_NIBBLE_HIGH = 0x8888888888888
+
+
+@solver_kernel(inline=True)
+def _copies_left(word):
+    """The numbers of one colour (the key's ``word``) with a copy left, table or rack: a bit
+    at each number's nibble (see :data:`_NIBBLE_ONES`)."""
+    return ((word | (word >> 1)) | ((word | (word >> 1)) >> 2)) & _NIBBLE_ONES
+
+
+@solver_kernel(inline=True)
+def _surely_held(word, jokers, grouped):
+    """The numbers of one colour (the key's ``word``) whose copies left, one or two, melds of
+    the copies left surely hold, as :func:`_stranded` would count them: one copy with a
+    group (``grouped``: the numbers with copies left of three colours or four) or a run of
+    three of its colour; two with two runs (two copies of the next number, or of the two
+    before, or a copy each side) or a group and a run; either with a free joker left. They
+    have melds whatever it would count, so it looks only at the others."""
+    left = _copies_left(word)
+    copies = (word & (3 * _NIBBLE_ONES)) + ((word >> 2) & (3 * _NIBBLE_ONES))  # per nibble, 6 at most
+    ones = _zero_nibbles(copies ^ _NIBBLE_ONES)
+    twos = _zero_nibbles(copies ^ (2 * _NIBBLE_ONES))
+    if jokers > 0:
+        return ones | twos
+    pairs = ((copies >> 1) | (copies >> 2) | (copies >> 3)) & _NIBBLE_ONES  # two copies left or more
+    below = left << 4  # at number m: a copy of m - 1 left
+    above = left >> 4
+    run = (below & (left << 8)) | (below & above) | (above & (left >> 8))
+    runs = ((pairs >> 4) & (below | (left >> 8))) | ((pairs << 4) & (pairs << 8)) | (below & (left << 8) & above)
+    return (ones & (grouped | run)) | (twos & (runs | (grouped & run)))
+
+
+@solver_kernel(inline=True)
+def _zero_nibbles(word):
+    """A bit at each of the 13 nibbles of ``word`` that is 0 (see :data:`_NIBBLE_ONES`)."""
+    return (~(((word & _NIBBLE_LOW3) + _NIBBLE_LOW3) | word) & _NIBBLE_HIGH) >> 3
+
+
 @solver_kernel(I1, I1, I1, I1, i64, i64, boolean, counted=False)
 def _stranded(f, o, key, weights, pos, jokers, cyclic):
     """The copies of each tile left, from the lowest (place ``pos``) up, against the melds
@@ -942,7 +998,10 @@ def _stranded(f, o, key, weights, pos, jokers, cyclic):
     of placing the tiles before it. Otherwise returns the weight (``weights``) of the rack
     copies beyond those melds, which stay on the rack whatever the search does there. With
     no free joker left, the 13s (and 12s) that the parts before the cut of runs across it
-    must take (``wrap_runs``, see :func:`_owed_in_reach`) are in no group (jit-compiled)."""
+    must take (``wrap_runs``, see :func:`_owed_in_reach`) are in no group. The key's tile
+    words mirror ``f`` and ``o``, as in the search: a tile with one copy left that a group or
+    a run of three surely holds is passed over on them (:func:`_surely_held`, a few
+    operations a colour), and the rest counted one by one (jit-compiled)."""
     n = pos // COLOURS + 1
     spare = min(jokers, 2)
     lost = np.int64(0)
@@ -957,49 +1016,69 @@ def _stranded(f, o, key, weights, pos, jokers, cyclic):
                 if field & 255 == _OWED | 1:
                     held += np.int64(1) << (8 * c + 32)  # its part after the cut holds one tile
                 field >>= 8
-    for m in range(n, NUMBERS + 1):
-        distinct = 0
-        copies = 0  # of each colour, two at most
-        for c in range(COLOURS):
-            k = _unheld(f, o, c, m, n, held)
-            if k > 0:
-                distinct += 1
-                copies += min(k, 2)
-        for c in range(COLOURS):
+    grouped = _copies_left(key[0]) + _copies_left(key[1]) + _copies_left(key[2]) + _copies_left(key[3])
+    grouped = ((grouped + _NIBBLE_ONES) >> 2) & _NIBBLE_ONES  # three colours or four: a group for each
+    if held:
+        grouped &= ~(np.int64(0x11) << (4 * (NUMBERS - 2)))  # 12s and 13s a run across the cut may take
+    for c in range(COLOURS):
+        word = key[c]
+        rest = (word & ~(_surely_held(word, jokers, grouped) * 15)) >> (4 * (n - 1))  # the numbers to count, n up
+        m = n - 1
+        while rest:
+            m += 1
+            here = rest & 15
+            rest >>= 4
+            if here == 0 or (m == n and c <= pos % COLOURS):
+                continue
             y = c * NUMBERS + m - 1
             table = f[y]
             need = table + o[y]
-            if need == 0 or table > 2 or (m == n and c <= pos % COLOURS):
-                continue  # (more than two on the table: copies pinned by bound jokers, let be)
+            if table > 2:
+                continue  # copies pinned by bound jokers, let be
             if cyclic and m <= _NEAR_MOST and _missing(f, o, c, 1, m - 1, n) <= jokers:
                 continue  # the part after the cut of a run across it may yet hold it
             if cyclic and n <= _NEAR_MOST and m > NUMBERS - MAX_RUN:
                 continue  # ... or its part before the cut, the run begun after the lowest tile
-            own = _unheld(f, o, c, m, n, held)
-            homes = 0
-            if distinct - (1 if own > 0 else 0) + spare >= 2:  # groups
-                homes = min(2, (copies - min(2, own) + spare) // 2)
-            if homes >= need:
-                continue
-            below = _left(f, o, c, m - 1, n)
-            before = min(below, _left(f, o, c, m - 2, n))
-            after = _left(f, o, c, m + 1, n)
-            if (before + jokers > 0 or min(after, below) + jokers > 0
-                    or min(after, _left(f, o, c, m + 2, n)) + jokers > 0):  # a run of three
-                homes += min(2, after + jokers) + before + jokers
-            field = (key[5 + c // 2] >> (32 * (c % 2))) & 0xFFFFFFFF
-            while field and homes < need:
-                v = field & 255
-                field >>= 8
-                if v & (_INCOMING | _OWED):
-                    homes += 1  # a run across the cut: its part before the cut is still to come
-                elif v & 15 < m and _missing(f, o, c, (v & 15) + 1, m - 1, n) <= jokers:
-                    homes += 1  # an open run that can reach it
+            homes = _homes(f, o, key, c, m, n, need, jokers, spare, held)
             if homes < table:
                 return -1
             if homes < need:
                 lost += min(o[y], need - homes) * weights[y]
     return lost
+
+
+@solver_kernel(inline=True)
+def _homes(f, o, key, c, m, n, need, jokers, spare, held):
+    """The melds that could still hold a copy of colour ``c``'s number ``m`` (see
+    :func:`_stranded`), counted until there are ``need``."""
+    distinct = 0
+    copies = 0  # of each colour at m, two at most
+    for c2 in range(COLOURS):
+        k = _unheld(f, o, c2, m, n, held)
+        if k > 0:
+            distinct += 1
+            copies += min(k, 2)
+    own = _unheld(f, o, c, m, n, held)
+    homes = 0
+    if distinct - (1 if own > 0 else 0) + spare >= 2:  # groups
+        homes = min(2, (copies - min(2, own) + spare) // 2)
+    if homes >= need:
+        return homes
+    below = _left(f, o, c, m - 1, n)
+    before = min(below, _left(f, o, c, m - 2, n))
+    after = _left(f, o, c, m + 1, n)
+    if (before + jokers > 0 or min(after, below) + jokers > 0
+            or min(after, _left(f, o, c, m + 2, n)) + jokers > 0):  # a run of three
+        homes += min(2, after + jokers) + before + jokers
+    field = (key[5 + c // 2] >> (32 * (c % 2))) & 0xFFFFFFFF
+    while field and homes < need:
+        v = field & 255
+        field >>= 8
+        if v & (_INCOMING | _OWED):
+            homes += 1  # a run across the cut: its part before the cut is still to come
+        elif v & 15 < m and _missing(f, o, c, (v & 15) + 1, m - 1, n) <= jokers:
+            homes += 1  # an open run that can reach it
+    return homes
 
 
 @solver_kernel(I1, I1, I1, i64, counted=False)
@@ -1293,7 +1372,7 @@ def _search(sc, n_needy, rem, g3max, cyclic, best, placed_out, resume):
                 up_bound = 0  # no table, whatever the weight
                 mode = _BACK
                 continue
-            pos = _lowest(f, o, low)
+            pos = _lowest(key)
             if (key[5] | key[6]) & _FLAGS and not _owed_in_reach(f, o, key, pos):
                 up_bound = 0  # a run across the cut (wrap_runs) can no longer be made whole
                 mode = _BACK
