@@ -999,9 +999,9 @@ def _stranded(f, o, key, weights, pos, jokers, cyclic):
     copies beyond those melds, which stay on the rack whatever the search does there. With
     no free joker left, the 13s (and 12s) that the parts before the cut of runs across it
     must take (``wrap_runs``, see :func:`_owed_in_reach`) are in no group. The key's tile
-    words mirror ``f`` and ``o``, as in the search: a tile with one copy left that a group or
-    a run of three surely holds is passed over on them (:func:`_surely_held`, a few
-    operations a colour), and the rest counted one by one (jit-compiled)."""
+    words mirror ``f`` and ``o``, as in the search: the tiles whose one or two copies left
+    melds surely hold are passed over on them (:func:`_surely_held`, a few operations a
+    colour), and the rest counted one by one (:func:`_homes`) (jit-compiled)."""
     n = pos // COLOURS + 1
     spare = min(jokers, 2)
     lost = np.int64(0)
