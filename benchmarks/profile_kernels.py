@@ -138,9 +138,8 @@ def _symbols(path: str) -> list[tuple[str, int, int, str]]:
 
 
 def attribute_lines(samples: Counter, total: int, objects_path: Path) -> dict[str, float]:
-    """Each source line's share of the samples (as :func:`attribute`): a
-    sample's function is found among the objects' symbols, placed where its section was
-    loaded (a function of known address in the same section says where), and its offset
+    """Each source line's share of the samples (as :func:`attribute`): a sample's function is
+    found among the objects' symbols, placed where its section was loaded, and its offset
     there read by ``addr2line``. Lines are ``path:line (function)``."""
     spans = []  # (start, end, object path, section, section's load address)
     for entry in json.loads(objects_path.read_text()):
@@ -165,10 +164,10 @@ def attribute_lines(samples: Counter, total: int, objects_path: Path) -> dict[st
         if i >= 0 and address < spans[i][1]:
             wanted[(spans[i][2], spans[i][3])].append((address - spans[i][4], percent))
     shares: dict[str, float] = defaultdict(float)
-    for (path, section), samples in wanted.items():
-        out = subprocess.run(["addr2line", "-f", "-j", section, "-e", path, *(f"{o:x}" for o, _ in samples)],
+    for (path, section), offsets in wanted.items():
+        out = subprocess.run(["addr2line", "-f", "-j", section, "-e", path, *(f"{o:x}" for o, _ in offsets)],
                              capture_output=True, text=True, check=True).stdout.splitlines()
-        for (_, percent), function, where in zip(samples, out[0::2], out[1::2], strict=True):
+        for (_, percent), function, where in zip(offsets, out[0::2], out[1::2], strict=True):
             shares[f"{where.split(' ')[0]} ({_short(function)})"] += percent
     return shares
 
