@@ -897,9 +897,7 @@ def _lowest(key):
 
 
 _DE_BRUIJN = 0x03F79D71B4CB0A89  # each 6-bit window of it is distinct: bit i's window names i
-_DE_BRUIJN_PLACE = np.zeros(64, dtype=np.int64)
-for _i in range(64):
-    _DE_BRUIJN_PLACE[((_DE_BRUIJN << _i) & 0xFFFFFFFFFFFFFFFF) >> 58] = _i
+_DE_BRUIJN_PLACE = np.argsort([((_DE_BRUIJN << i) & 0xFFFFFFFFFFFFFFFF) >> 58 for i in range(64)]).astype(np.int64)
 
 
 @solver_kernel(I1, I1, i64, i64, i64, i64, counted=False)
