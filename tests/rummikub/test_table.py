@@ -438,14 +438,14 @@ def test_k_var_wrap_runs_every_cut_of_the_numbers_gives_the_same_best_play(posit
 
 
 # Positions of wrap-around rounds whose first cut (as tablesolver._cuts ranks them) visits
-# thousands of positions where other cuts visit a hundred or so.
+# over a thousand positions where a later cut visits a few hundred or fewer.
 SLOW_FIRST_CUT = [
     {"table": ["R12 R13 R1 R2", "K12 J(K13) K1 K2 K3", "B7 B8 B9 B10 B11 B12 B13", "B13 K13 Y13",
                "Y6 Y7 Y8 Y9 Y10 Y11 Y12 Y13", "R9 R10 R11 R12", "B12 K12 Y12", "K9 K10 K11", "Y8 Y9 Y10", "R6 R7 R8 R9",
                "K3 K4 K5 K6 K7 K8 K9", "B5 B6 B7 B8", "R4 R5 R6 R7", "R4 B4 Y4", "B4 K4 Y4"], "rack": "K1 Y1 B3 K5 R8"},
-    {"table": ["R4 R5 R6", "K5 K6 K7 K8 K9 K10 K11", "B6 B7 B8", "B6 K6 Y6", "K7 J(K8) K9", "R8 R9 R10 R11", "B8 K8 Y8",
-               "Y9 Y10 Y11 Y12 Y13", "R10 R11 R12 R13 R1 R2 R3 R4", "B10 J(B11) B12 B13 B1 B2 B3", "B11 B12 B13",
-               "K11 K12 K13", "Y12 Y13 Y1 Y2 Y3 Y4", "K13 K1 K2"], "rack": "Y3 R5"},
+    {"table": ["J(Y13) Y1 Y2", "R10 R11 R12", "Y10 Y11 Y12", "R8 R9 R10", "B9 K9 Y9", "K6 K7 K8", "R7 B7 Y7",
+               "R7 K7 Y7", "R5 B5 K5", "B2 B3 B4", "K2 K3 K4", "B10 K10 Y10", "R1 R2 R3"],
+     "rack": "K1 K3 Y4 K5 R6 B6 B8 R9 Y9 K11 B12 K12 R13 B13"},
 ]
 
 
@@ -803,6 +803,29 @@ def test_k_play_1_a_tile_with_more_table_copies_than_melds_left_to_hold_them_has
     assert stranded(*_counts("Y10 K11 K13"), _runs_key(2), lowest, 0, False)
 
 
+def test_k_play_1_runs_that_reach_a_tile_through_one_copy_before_it_hold_one_copy(monkeypatch):
+    """Every run that holds a tile holds the number before it or starts at it
+    (tablesolver._homes, with no free joker left): with two open R runs ending at 10 and
+    R11 R12 R13 R13 left, each run could reach R13, but both through the one R12, and no
+    run can start at 13, so the second R13 has no meld: no table (the brute force agrees on
+    the whole table, two R8 R9 R10 beside them). A second R11 and R12 on the rack give it
+    one, as a free joker may."""
+    from sim.games.rummikub.tablesolver import COLOURS
+
+    kernel = _in_python(monkeypatch, "_stranded", *_STRANDED_HELPERS)
+
+    def stranded(tiles, jokers):
+        f, o = _counts(tiles)
+        return kernel(f, o, _with_tiles(f, o, _runs_key(0, 10, 10)), _values(), (11 - 1) * COLOURS, jokers, False)
+
+    assert stranded("R11 R12 R13 R13", 0) == -1
+    assert stranded("R11 R12 R13 R13 +R11 +R12", 0) >= 0
+    assert stranded("R11 R12 R13 R13", 1) >= 0
+    table = list(parse_rack("R8 R9 R10 R8 R9 R10 R11 R12 R13 R13").counts)
+    assert best_play(table, [0] * len(table), RUMMIKUB) == INFEASIBLE
+    assert best_play(table, list(parse_rack("R11 R12").counts), RUMMIKUB) == 11 + 12
+
+
 def test_k_play_1_rack_copies_no_meld_left_can_hold_stay_on_the_rack(monkeypatch):
     """Rack copies beyond the melds that could still hold one (tablesolver._stranded) stay on
     the rack whatever the search does, so their weight comes off the bound at the first
@@ -828,7 +851,7 @@ def test_k_play_1_rack_copies_no_meld_left_can_hold_stay_on_the_rack(monkeypatch
 
 
 def _stranded_tile_by_tile(f, o, key, weights, pos, jokers, cyclic):
-    """tablesolver._stranded as it was before it read the key's tile words: every tile left
+    """tablesolver._stranded without its reading of the key's tile words: every tile left
     counted one by one against the melds that could still hold a copy (plain Python)."""
     from sim.games.rummikub.tablesolver import _INCOMING, _NEAR_MOST, _OWED, COLOURS, MAX_RUN, NUMBERS
 
@@ -876,14 +899,22 @@ def _stranded_tile_by_tile(f, o, key, weights, pos, jokers, cyclic):
             below = left(c, m - 1)
             before = min(below, left(c, m - 2))
             after = left(c, m + 1)
+            runs = 0
             if before + jokers > 0 or min(after, below) + jokers > 0 or min(after, left(c, m + 2)) + jokers > 0:
-                homes += min(2, after + jokers) + before + jokers
+                runs = min(2, after + jokers) + before + jokers
             field = (int(key[5 + c // 2]) >> (32 * (c % 2))) & 0xFFFFFFFF
-            while field and homes < need:
+            ends = []  # the open runs' ends
+            while field:
                 v = field & 255
                 field >>= 8
-                if v & (_INCOMING | _OWED) or (v & 15 < m and missing(c, (v & 15) + 1, m - 1) <= jokers):
-                    homes += 1  # a run across the cut, or an open run that can reach it
+                if v & (_INCOMING | _OWED):
+                    homes += 1  # a run across the cut
+                else:
+                    ends.append(v & 15)
+            runs += sum(1 for e in ends if e < m and missing(c, e + 1, m - 1) <= jokers)  # open runs reaching it
+            if jokers == 0:  # each run holding m holds m - 1 (a copy left or an open run's end) or starts at m
+                runs = min(runs, below + ends.count(m - 1) + min(after, left(c, m + 2)))
+            homes += runs
             if homes < table:
                 return -1
             if homes < need:

@@ -67,7 +67,13 @@ and the rest counted. The lowest tile left (:func:`_lowest`) and whether an open
 take a tile (:func:`_extendable`) are read on those words too. The same positions visited
 and plays on the bench's 40,000 positions; fastest solve of three sittings each: ``wrap_runs``
 median 15.5 to 13.2 us and 99th percentile 394 to 350, the standard game's 11.3 to 10.6 and
-142 to 122.
+142 to 122. Every run that holds a tile holds the number before it or starts at it, so with
+no free joker left no more runs can hold it than the copies left of the number before, the
+open runs ending there and the runs that may start at it (:func:`_homes`): two open runs
+that could each reach ``R13`` through the one ``R12`` left hold one ``R13``, not two.
+Positions visited on the bench's 20,000 positions of each rule, the same plays:
+``wrap_runs`` mean 126.5 to 115.8 and 99th percentile 1,297 to 1,214, the standard game's
+79.7 to 78.7 and 655 to 617.
 
 Jokers multiply the search (a joker may stand in almost anywhere), so the joker a table
 tile cannot do without is reserved: a table tile that no meld without a joker can hold
@@ -110,10 +116,10 @@ MAX_MEMO_BITS = 22  # grown by 4 each time a position needs more (up to 256 MB)
 CUT_BUDGET = 1 << 15  # positions the first cut of the numbers may visit before the others are tried
 # (wrap_runs), each on a sixteenth of it for one round (see solve)
 # Probing other choices of cut and direction when the first is dear (wrap_runs, see solve):
-PROBE_FIRST = 1 << 8  # positions the first choice visits before its progress is read
+PROBE_FIRST = 1 << 7  # positions the first choice visits before its progress is read
 PROBE_DEAR = 4  # the others are probed when it would visit more than this many times that
-PROBE_BUDGET = 1 << 8  # positions each probe may visit
-PROBES = 2  # the choices probed: the first cut the other way, the second cut
+PROBE_BUDGET = 1 << 7  # positions each probe may visit
+PROBES = 1  # the choices probed, in this order: the first cut the other way, the second cut, ...
 PICK_FACTOR = 8  # the one estimated cheapest goes on for this many times its estimate at most
 PROBE_MEMO_BITS = 12  # a probe's memo: 2**12 slots (3,072 positions: a probe then stops, -2)
 STRANDED_FROM = 64  # positions a standard game's search visits before it looks for stranded tiles
@@ -962,9 +968,10 @@ def _surely_held(word, jokers, grouped):
     """The numbers of one colour (the key's ``word``) whose copies left, one or two, melds of
     the copies left surely hold, as :func:`_stranded` would count them: one copy with a
     group (``grouped``: the numbers with copies left of three colours or four) or a run of
-    three of its colour; two with two runs (two copies of the next number, or of the two
-    before, or a copy each side) or a group and a run; either with a free joker left. They
-    have melds whatever it would count, so it looks only at the others."""
+    three of its colour; two with two runs (two copies of each of the next two numbers, of
+    the two before, or of the numbers either side; or a copy of each of the two numbers
+    either side) or a group and a run; either with a free joker left. They have melds
+    whatever it would count, so it looks only at the others."""
     left = _copies_left(word)
     copies = (word & (3 * _NIBBLE_ONES)) + ((word >> 2) & (3 * _NIBBLE_ONES))  # per nibble, 6 at most
     ones = _zero_nibbles(copies ^ _NIBBLE_ONES)
@@ -975,7 +982,8 @@ def _surely_held(word, jokers, grouped):
     below = left << 4  # at number m: a copy of m - 1 left
     above = left >> 4
     run = (below & (left << 8)) | (below & above) | (above & (left >> 8))
-    runs = ((pairs >> 4) & (below | (left >> 8))) | ((pairs << 4) & (pairs << 8)) | (below & (left << 8) & above)
+    runs = (((pairs >> 4) & ((pairs >> 8) | (pairs << 4))) | ((pairs << 4) & (pairs << 8))
+            | (below & (left << 8) & above & (left >> 8)))
     return (ones & (grouped | run)) | (twos & (runs | (grouped & run)))
 
 
@@ -1048,7 +1056,12 @@ def _stranded(f, o, key, weights, pos, jokers, cyclic):
 @solver_kernel(inline=True)
 def _homes(f, o, key, c, m, n, need, jokers, spare, held):
     """The melds that could still hold a copy of colour ``c``'s number ``m`` (see
-    :func:`_stranded`), counted until there are ``need``."""
+    :func:`_stranded`): groups, then, if they are fewer than ``need``, runs. With no free
+    joker left, no more runs than the copies of ``m - 1`` left, the open runs ending there
+    and the runs that may start at ``m`` (the fewer copies of ``m + 1`` and ``m + 2``):
+    every run that holds ``m`` holds ``m - 1`` or starts at ``m``. So two open runs that
+    could each reach ``R13`` through the one ``R12`` left give two copies of ``R13`` one
+    run, not two."""
     distinct = 0
     copies = 0  # of each colour at m, two at most
     for c2 in range(COLOURS):
@@ -1065,18 +1078,28 @@ def _homes(f, o, key, c, m, n, need, jokers, spare, held):
     below = _left(f, o, c, m - 1, n)
     before = min(below, _left(f, o, c, m - 2, n))
     after = _left(f, o, c, m + 1, n)
-    if (before + jokers > 0 or min(after, below) + jokers > 0
-            or min(after, _left(f, o, c, m + 2, n)) + jokers > 0):  # a run of three
-        homes += min(2, after + jokers) + before + jokers
+    starting = min(after, _left(f, o, c, m + 2, n))
+    runs = 0
+    if before + jokers > 0 or min(after, below) + jokers > 0 or starting + jokers > 0:  # a run of three
+        runs = min(2, after + jokers) + before + jokers
+    across = 0
+    adjacent = 0  # open runs ending at m - 1
     field = (key[5 + c // 2] >> (32 * (c % 2))) & 0xFFFFFFFF
-    while field and homes < need:
+    while field:
         v = field & 255
         field >>= 8
         if v & (_INCOMING | _OWED):
-            homes += 1  # a run across the cut: its part before the cut is still to come
+            across += 1  # a run across the cut: its part before the cut is still to come
+        elif v & 15 == m - 1:
+            adjacent += 1
         elif v & 15 < m and _missing(f, o, c, (v & 15) + 1, m - 1, n) <= jokers:
-            homes += 1  # an open run that can reach it
-    return homes
+            runs += 1  # an open run that can reach it
+    runs += adjacent
+    if jokers == 0:
+        # Each run that holds m holds m - 1 too (a copy left or an open run's end) or starts
+        # at m (with m + 1 and m + 2): however many runs could reach m, no more than that.
+        runs = min(runs, below + adjacent + starting)
+    return homes + runs + across
 
 
 @solver_kernel(I1, I1, I1, i64, counted=False)
@@ -1740,12 +1763,17 @@ def solve(table, pins, rack, objective, joker_value, g3max, cyclic, floor, cut, 
     # the slowest 2% only two choices in 26 are within twice the best, at any rank. So once
     # the first choice has visited PROBE_FIRST positions (PROBE_LIMIT) its progress is read
     # (_progress: the share of its options tried, depth by depth) and, when it would visit
-    # over PROBE_DEAR times that, it waits where it stopped while the first cut's other
-    # direction and the second cut are searched on PROBE_BUDGET positions each in a scratch
-    # of their own (a probe that finishes gives the answer). The one estimated cheapest, if
-    # cheaper than the first, goes on there for PICK_FACTOR times its estimate at most (the
-    # estimate can be badly wrong: unbounded, one position went from 10,592 positions to
-    # 88,697); past that, or with none cheaper, the first goes on where it stopped.
+    # over PROBE_DEAR times that, it waits where it stopped while the next PROBES choices
+    # (the first cut's other direction, then the second cut, ...) are searched on
+    # PROBE_BUDGET positions each in a scratch of their own (a probe that finishes gives the
+    # answer); one probe of 128 positions after 128 rather than two of 256 after 256: on the
+    # bench's 20,000 wrap_runs positions of seeds 2026 and 2027, 99th percentile 1,214 to
+    # 1,041 and 1,125 to 1,015 positions visited, mean 115.8 to 111.4 and 107.1 to 108.1
+    # (probes of 64 after 64, or two, or a pick past twice the first, did worse on one seed
+    # or both). The one estimated cheapest, if cheaper than the first, goes on there for
+    # PICK_FACTOR times its estimate at most (the estimate can be badly wrong: unbounded,
+    # one position went from 10,592 positions to 88,697); past that, or with none cheaper,
+    # the first goes on where it stopped.
     # Should the first pass CUT_BUDGET positions, the other cuts are tried in turn on a
     # sixteenth of that budget, then on the whole budget, then the budget grows fourfold
     # after each round of all the cuts (the first again): a bad first cut costs a few budgets,
