@@ -599,6 +599,34 @@ def test_k_var_wrap_runs_probing_other_cuts_finds_the_brute_force_best_play(data
     _check_solve(solver, weight, n, expected, melds, rules, limit)
 
 
+_ONE_SOLVER = []  # kept from one example to the next
+
+
+@settings(max_examples=100)
+@given(data=st.data(), limit=st.sampled_from([1, 2, 3]))
+def test_k_var_wrap_runs_one_solver_probing_solve_after_solve_finds_the_brute_force_best_play(data, limit):
+    """The probes' scratch is kept in the solver's space (``tablesolver._PROBE``), its memo
+    emptied slot by slot when a probe starts, as the first search's is, rather than made
+    anew at every solve that probes: one solver probing in solve after solve finds the brute
+    force's best every time, though each position is solved for the most tiles and then for
+    the most value (the same positions met again, the bounds a probe remembered for tiles
+    too low for value were they read)."""
+    from sim.games.rummikub.tableplay import Solver, table_counts
+    from sim.games.rummikub.tablesolver import PROBE_LIMIT
+
+    rules = VARIANTS["free_wrap_runs"]
+    melds, rack = data.draw(table_positions(wrap=True))
+    if not _ONE_SOLVER:
+        _ONE_SOLVER.append(Solver())
+    solver = _ONE_SOLVER[0]
+    solver.space[PROBE_LIMIT] = limit
+    for objective in ("tiles", "value"):
+        expected = reference(melds, rack, rules, objective)
+        weight, n = solver.run(table_counts(melds), np.array(rack, dtype=np.int64), rules,
+                               0 if objective == "value" else 1)
+        _check_solve(solver, weight, n, expected, melds, rules, (limit, objective))
+
+
 @pytest.mark.parametrize("name", ["free", "free_wrap_runs"])
 @settings(max_examples=150)
 @given(data=st.data(), objective=st.sampled_from(["value", "tiles"]), shift=st.integers(0, 12))

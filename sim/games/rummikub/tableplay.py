@@ -145,12 +145,14 @@ class Solver:
     reference counting failed to type (``np.empty`` in ``_memo_spread``)."""
 
     def __init__(self, memo_bits: int | None = None):
-        from sim.games.rummikub import FAMILY, TABLE_SOLVER
+        from sim.games.rummikub import FAMILY, TABLE_SOLVER, tablecall
         from sim.games.rummikub import tablesolver as table
         from sim.games.rummikub.tablecall import BUFFER, buffer_views
         from sim.jit import prepare
 
         prepare(FAMILY.other_workload(TABLE_SOLVER))
+        # the kernels called, kept (an import in each call was a third of a trivial solve's time)
+        self._solve, self._play, self._play_text = table.solve, tablecall.play, tablecall.play_text
         self.memo_bits = memo_bits or table.MEMO_BITS
         self.space = table.new_space(self.memo_bits)
         self.out = np.zeros((table.OUT_ROWS, MELD_FIELDS), dtype=np.int64)
@@ -176,28 +178,25 @@ class Solver:
         with wrap-around runs, where the circle of numbers is cut (-1: the solver's choice);
         ``floor``: only plays weighing more are sought (by default 0 if ``table_stands``,
         else -1)."""
-        from sim.games.rummikub import tablesolver as table
-
         pins = _NO_PINS if pins is None else pins
+        if floor is None:
+            floor = 0 if table_stands else -1
         while True:
-            weight, rows = table.solve(table_counts, pins, rack, objective, rules.joker_penalty,
-                                       rules.group_of_three_max_jokers, rules.wrap_runs,
-                                       (0 if table_stands else -1) if floor is None else floor, cut, self.space,
+            weight, rows = self._solve(table_counts, pins, rack, objective, rules.joker_penalty,
+                                       rules.group_of_three_max_jokers, rules.wrap_runs, floor, cut, self.space,
                                        self.out, self.placed)
             if weight != -2:
-                return int(weight), int(rows)
+                return weight, rows
             self._grow()
 
     def play(self, rack: np.ndarray, rows: np.ndarray, rules: Rules, objective: int) -> tuple[int, int]:
         """One turn's table play (:func:`sim.games.rummikub.tableturn.best_play`) of ``rack``
         onto the meld ``rows``: ``(weight, rows)``, the table afterwards, the tiles placed and
         the jokers freed in :attr:`work`."""
-        from sim.games.rummikub.tablecall import play
-
         while True:
-            weight, n = play(rack, rows, rows.shape[0], objective, rules.joker_penalty,
-                             rules.group_of_three_max_jokers, rules.wrap_runs, rules.locked_jokers,
-                             rules.joker_moves == "bound", self.space, *self.work)
+            weight, n = self._play(rack, rows, rows.shape[0], objective, rules.joker_penalty,
+                                   rules.group_of_three_max_jokers, rules.wrap_runs, rules.locked_jokers,
+                                   rules.joker_moves == "bound", self.space, *self.work)
             if weight != -2:
                 return int(weight), int(n)
             self._grow()
@@ -208,14 +207,13 @@ class Solver:
         (:func:`sim.games.rummikub.tablecall.play_text`): ``(weight, rows, value, tiles)``,
         the melds read in ``read[0]`` and the rack in ``read[1]``; weight ``NOT_READ`` when
         the text is left to Python (:func:`read_table`), which names any fault."""
-        from sim.games.rummikub.tablecall import play_text
-
         table_text = np.frombuffer(bytearray(table.encode()), dtype=np.int8)  # writable: the kernel's type
         rack_text = np.frombuffer(bytearray(rack.encode()), dtype=np.int8)
         while True:
-            weight, n, value, tiles = play_text(table_text, rack_text, objective, rules.joker_penalty,
-                                                rules.group_of_three_max_jokers, rules.wrap_runs, rules.locked_jokers,
-                                                rules.joker_moves == "bound", self.space, self.buffer)
+            weight, n, value, tiles = self._play_text(table_text, rack_text, objective, rules.joker_penalty,
+                                                      rules.group_of_three_max_jokers, rules.wrap_runs,
+                                                      rules.locked_jokers, rules.joker_moves == "bound", self.space,
+                                                      self.buffer)
             if weight != -2:
                 return int(weight), int(n), int(value), int(tiles)
             self._grow()

@@ -81,7 +81,9 @@ tile cannot do without is reserved: a table tile that no meld without a joker ca
 dropped at once instead of failing only when the search reaches that tile
 (:func:`_jokers_needed`). The helpers that allocate nothing are compiled without
 numba's reference counting: counting their array arguments in and out on every call was
-a fifth of the time.
+a fifth of the time. :func:`solve` too, since the probes' scratch is kept in the space
+(:data:`_PROBE`): the views it cut of the space, counted in and out, took a solve that
+visits one position from 2.1 to 2.9 us.
 
 A joker bound to its tile (K-JOKER-2, ``joker_moves=bound``) is a *pinned* copy of that
 tile: a table tile like the others, a joker only where K-MELD-2 counts jokers (see
@@ -219,8 +221,17 @@ _TURNED = _SMALL_AT + _SMALL
 _ORDER = _TURNED + 6 * (KINDS + 1)
 # The remembered positions, from a multiple of 8 words: each one's key and bound (KEY + 1 = 8
 # words) then fills one 64-byte cache line of a space new_space aligns, whatever the layout
-# before it (it fell on a line's start by chance until the small arrays came in).
-_MEMO = (_ORDER + 2 * NUMBERS + 7) // 8 * 8
+# before them (it fell on a line's start by chance until the small arrays came in). Before
+# them, after the one search's scratch above (_HEAD words), the scratch of the searches that
+# probe other choices of cut and direction (see solve): laid out as a space of its own with
+# a memo of 2**PROBE_MEMO_BITS slots, then the rack tiles its best play places. Kept here,
+# its memo emptied slot by slot as the first search's is, rather than allocated at every
+# solve that probes (a quarter of a megabyte filled, 12 us: 4% of a 99th-percentile solve).
+_HEAD = (_ORDER + 2 * NUMBERS + 7) // 8 * 8
+_PROBE = _HEAD
+_PROBE_SPACE = _HEAD + (1 << PROBE_MEMO_BITS) * (KEY + 2)
+_PROBE_PLACED = _PROBE + _PROBE_SPACE
+_MEMO = (_PROBE_PLACED + KINDS + 1 + 7) // 8 * 8
 
 
 # The scratch of one solve by name, as the search reads it: the views of ``space`` above,
@@ -253,6 +264,7 @@ def new_space(memo_bits: int) -> np.ndarray:
     skip = (-whole.ctypes.data % 64) // 8  # words to the first cache line (see _MEMO)
     space = whole[skip:skip + size]
     space[_MEMO:_MEMO + slots * (KEY + 1)] = _EMPTY
+    space[_PROBE + _HEAD:_PROBE + _HEAD + (1 << PROBE_MEMO_BITS) * (KEY + 1)] = _EMPTY
     space[CUT_LIMIT] = CUT_BUDGET
     space[PROBE_LIMIT] = PROBE_FIRST
     return space
@@ -400,16 +412,20 @@ def _extendable(left, end, jokers, last):
     return reach > 0 and (left >> (4 * end)) & ((np.int64(1) << (4 * reach)) - 1) != 0
 
 
-@solver_kernel(I1, I1, I1, I1, counted=False)
-def _close_runs(f, o, key, runs):
+@solver_kernel(I1, I1, I1, I1, i64, counted=False)
+def _close_runs(f, o, key, runs, colours):
     """Close the open runs that no tile left can extend: a run ending at e takes a tile
     e + 1, or e + 2 or e + 3 after as many jokers; each closed run leaves room for free
     jokers, but the part after the cut of a run across it (``wrap_runs``) becomes the part
     before the cut owed, by its length up to :data:`_OWED_MOST` (jit-compiled). Works on the
-    key's packed runs: those kept stay largest first."""
+    key's packed runs: those kept stay largest first. Only the ``colours`` (bit c) whose
+    tiles the last step took (:func:`_touched`): the others' runs were closed at the parent
+    and nothing they could take has gone."""
     room = (key[4] >> 4) & 3
     jokers = f[KINDS] + o[KINDS]
     for c in range(COLOURS):
+        if not (colours >> c) & 1:
+            continue
         word = 5 + c // 2
         shift = 32 * (c % 2)
         field = (key[word] >> shift) & 0xFFFFFFFF
@@ -1340,6 +1356,18 @@ _TRY = 1  # try the position's next option, or remember it searched through
 _BACK = 2  # back up to the parent, giving its option's tiles back
 
 
+@solver_kernel(inline=True)
+def _touched(opt):
+    """The colours whose tiles or runs option ``opt`` (a meld) changes, bit c; every colour
+    when it takes a free joker (the jokers left reach every colour's runs)."""
+    kind = opt & 3
+    if kind == 1:
+        return 15 if (opt >> 6) & 3 else (opt >> 2) & 15
+    if (kind == 2 and (opt >> 11) & 31) or (kind == 3 and (opt >> 12) & 3):
+        return 15
+    return 1 << ((opt >> 2) & 3)
+
+
 @solver_kernel(I1, I1, i64, counted=False)
 def _progress(n_opts, next_opt, depth):
     """How much of its tree a search stopped at ``depth`` has been through, by the options
@@ -1373,6 +1401,7 @@ def _search(sc, n_needy, rem, g3max, cyclic, best, placed_out, resume):
     w = np.int64(0)
     depth = 0
     mode = _ENTER
+    touched = 15  # the colours whose runs may have closed since the parent's were (bit c): all at first
     low = 0  # where the search for the lowest tile starts
     state = sc.state
     if resume:  # where the search stopped on its budget: the position it was to enter
@@ -1417,7 +1446,7 @@ def _search(sc, n_needy, rem, g3max, cyclic, best, placed_out, resume):
             low = pos
             x = (pos % COLOURS) * NUMBERS + pos // COLOURS
             if key[5] | key[6]:  # open runs: close those no tile left can extend
-                _close_runs(f, o, key, runs)
+                _close_runs(f, o, key, runs, touched)
             slot = _memo_find(memo, key, memo_mask)
             probe[depth] = slot
             if slot >= 0 and memo[slot * (KEY + 1) + KEY] + w <= best:
@@ -1479,8 +1508,10 @@ def _search(sc, n_needy, rem, g3max, cyclic, best, placed_out, resume):
                 key[x // NUMBERS] -= np.int64(1) << (4 * (x % NUMBERS) + 2)
                 rem -= weights[x]
                 took[depth] = 0
+                touched = 1 << (low % COLOURS)
             else:
                 took[depth] = _take_meld(opt, f, o, placed, pin, pin_kinds, key, tiles, runs)
+                touched = _touched(opt)
                 g = _gain(weights, tiles, took[depth])
                 w += g
                 rem -= g
@@ -1535,16 +1566,18 @@ def _rank_cuts(table, pins, rack, order):
     The shifts in ``order[:13]``, their scores after them (jit-compiled)."""
     score = order[NUMBERS:]
     for sh in range(NUMBERS):
-        a = (NUMBERS - 1 - sh) % NUMBERS  # the numbers (from 0) either side of the cut
-        b = (NUMBERS - sh) % NUMBERS
         score[sh] = 1
-        for c in range(COLOURS):
-            k0 = c * NUMBERS
+    for c in range(COLOURS):
+        k0 = c * NUMBERS
+        for a in range(NUMBERS):  # the numbers (from 0) either side of the cut: a and b
+            b = a + 1 if a < NUMBERS - 1 else 0
             ka, kb = k0 + a, k0 + b
-            ka1, kb1 = k0 + (a - 1) % NUMBERS, k0 + (b + 1) % NUMBERS
+            ka1 = k0 + (a - 1 if a > 0 else NUMBERS - 1)
+            kb1 = k0 + (b + 1 if b < NUMBERS - 1 else 0)
             # the runs of three or more that may cross: a tile either side, one more beside
-            score[sh] *= 1 + ((table[ka1] + pins[ka1] + rack[ka1] + 1) * (table[ka] + pins[ka] + rack[ka])
-                              * (table[kb] + pins[kb] + rack[kb]) * (table[kb1] + pins[kb1] + rack[kb1] + 1))
+            crossing = ((table[ka1] + pins[ka1] + rack[ka1] + 1) * (table[ka] + pins[ka] + rack[ka])
+                        * (table[kb] + pins[kb] + rack[kb]) * (table[kb1] + pins[kb1] + rack[kb1] + 1))
+            score[NUMBERS - 1 - a] *= 1 + crossing
     for sh in range(NUMBERS):  # sorted by insertion, ties: the smaller shift first
         i = sh
         while i > 0 and score[order[i - 1]] > score[sh]:
@@ -1594,8 +1627,9 @@ def _descending(table, rack):
 def _mirror(counts, into):
     """The count vector ``counts`` with every number ``m`` moved to ``14 - m`` into ``into``,
     jokers as they are (jit-compiled)."""
-    for k in range(KINDS):
-        into[(k // NUMBERS) * NUMBERS + NUMBERS - 1 - k % NUMBERS] = counts[k]
+    for k0 in range(0, KINDS, NUMBERS):  # (a colour at a time: no division in the loop)
+        for n in range(NUMBERS):
+            into[k0 + NUMBERS - 1 - n] = counts[k0 + n]
     into[KINDS] = counts[KINDS]
 
 
@@ -1619,8 +1653,11 @@ def _mirror_rows(out, rows):
 def _turn(counts, shift, into):
     """The count vector ``counts`` with every number ``m`` moved to ``m + shift`` (13 wrapping
     to 1) into ``into``, jokers as they are (jit-compiled)."""
-    for k in range(KINDS):
-        into[(k // NUMBERS) * NUMBERS + (k % NUMBERS + shift) % NUMBERS] = counts[k]
+    for k0 in range(0, KINDS, NUMBERS):  # (a colour at a time: no division in the loop)
+        for n in range(NUMBERS - shift):
+            into[k0 + n + shift] = counts[k0 + n]
+        for n in range(NUMBERS - shift, NUMBERS):
+            into[k0 + n + shift - NUMBERS] = counts[k0 + n]
     into[KINDS] = counts[KINDS]
 
 
@@ -1652,20 +1689,17 @@ def _scratch(f, o, placed, pin, pin_kinds, options, n_opts, next_opt, took, entr
                    small[at[8]:at[9]], small[at[9]:at[10]], small[at[10]:at[11]], state)
 
 
-@solver_kernel()
-def _probe_scratch():
-    """A second scratch, for the searches that probe other choices of cut and direction
-    (see :func:`solve`) while the first search waits in its own, with a memo of the size a
-    search starts in (jit-compiled)."""
-    slots = 1 << PROBE_MEMO_BITS
-    return _scratch(np.zeros(KINDS + 1, dtype=np.int64), np.zeros(KINDS + 1, dtype=np.int64),
-                    np.zeros(KINDS + 1, dtype=np.int64), np.zeros(KINDS + 1, dtype=np.int64),
-                    np.zeros(2, dtype=np.int64), np.empty((DEPTH, OPTIONS), dtype=np.int64),
-                    np.zeros(DEPTH, dtype=np.int64), np.zeros(DEPTH, dtype=np.int64), np.zeros(DEPTH, dtype=np.int64),
-                    np.zeros(DEPTH, dtype=np.int64), np.zeros((DEPTH, KEY + 1), dtype=np.int64),
-                    np.zeros(DEPTH, dtype=np.int64), np.zeros(DEPTH, dtype=np.int64),
-                    np.zeros(_STATE_AT - STATS, dtype=np.int64), np.full(slots * (KEY + 1), _EMPTY, dtype=np.int64),
-                    np.zeros(slots, dtype=np.int64), np.zeros(_STATE, dtype=np.int64), np.zeros(_SMALL, dtype=np.int64))
+@solver_kernel(inline=True)
+def _scratch_of(space, memo_at):
+    """The scratch of one search laid out in ``space``, its memo from ``memo_at`` to the
+    end: the slots, then the slots used (jit-compiled)."""
+    slots = (space.shape[0] - memo_at) // (KEY + 2)
+    return _scratch(space[_F:_O], space[_O:_PLACED], space[_PLACED:_PIN], space[_PIN:_PIN_KINDS],
+                    space[_PIN_KINDS:_OPTIONS], space[_OPTIONS:_N_OPTS].reshape((DEPTH, OPTIONS)),
+                    space[_N_OPTS:_NEXT], space[_NEXT:_TOOK], space[_TOOK:_ENTRY_W], space[_ENTRY_W:_KEYS],
+                    space[_KEYS:_BEST_PATH].reshape((DEPTH, KEY + 1)), space[_BEST_PATH:_BEST_TOOK],
+                    space[_BEST_TOOK:STATS], space[STATS:_STATE_AT], space[memo_at:memo_at + slots * (KEY + 1)],
+                    space[memo_at + slots * (KEY + 1):], space[_STATE_AT:_SMALL_AT], space[_SMALL_AT:_TURNED])
 
 
 @solver_kernel(I1, I1, I1, i64, i64, i64, boolean, i64, i64, I2, SCRATCH, I1, counted=False)
@@ -1718,7 +1752,7 @@ def _answer(sc, cyclic, shift, mirrored, out, placed_out, spare):
     return rows
 
 
-@solver_kernel(I1, I1, I1, i64, i64, i64, boolean, i64, i64, SPACE, I2, I1, entry=True)
+@solver_kernel(I1, I1, I1, i64, i64, i64, boolean, i64, i64, SPACE, I2, I1, entry=True, counted=False)
 def solve(table, pins, rack, objective, joker_value, g3max, cyclic, floor, cut, space, out, placed_out):
     """The best play of ``rack`` onto ``table`` (count vectors of 53, jokers at 52; the
     table's free jokers at 52, its bound jokers in ``pins``, by the tile each stands for,
@@ -1736,25 +1770,8 @@ def solve(table, pins, rack, objective, joker_value, g3max, cyclic, floor, cut, 
     ``cyclic``: to check that every cut agrees) and from 13 down if ``cut >= 13``.
     Weight -1: the tiles cannot form a table; -2: ``space`` remembers too few positions
     for this one, make a bigger one and solve again (jit-compiled)."""
-    f = space[_F:_O]
-    o = space[_O:_PLACED]
-    placed = space[_PLACED:_PIN]
-    pin = space[_PIN:_PIN_KINDS]
-    pin_kinds = space[_PIN_KINDS:_OPTIONS]
-    options = space[_OPTIONS:_N_OPTS].reshape((DEPTH, OPTIONS))
-    n_opts = space[_N_OPTS:_NEXT]
-    next_opt = space[_NEXT:_TOOK]
-    took = space[_TOOK:_ENTRY_W]
-    entry_w = space[_ENTRY_W:_KEYS]
-    keys = space[_KEYS:_BEST_PATH].reshape((DEPTH, KEY + 1))
-    best_path = space[_BEST_PATH:_BEST_TOOK]
-    best_took = space[_BEST_TOOK:STATS]
-    stats = space[STATS:_STATE_AT]
-    slots = (space.shape[0] - _MEMO) // (KEY + 2)
-    memo = space[_MEMO:_MEMO + slots * (KEY + 1)]
-    memo_used = space[_MEMO + slots * (KEY + 1):]
-    sc = _scratch(f, o, placed, pin, pin_kinds, options, n_opts, next_opt, took, entry_w, keys, best_path, best_took,
-                  stats, memo, memo_used, space[_STATE_AT:_SMALL_AT], space[_SMALL_AT:_TURNED])
+    sc = _scratch_of(space, _MEMO)
+    stats = sc.stats
     # Wrap-around runs (K-VAR): the numbers turned so that the search starts where few runs
     # cross (see _cuts); the melds and the tiles placed are turned back at the end. The
     # ranking of the choices of cut and direction is often wrong where it matters most: on
@@ -1782,7 +1799,7 @@ def solve(table, pins, rack, objective, joker_value, g3max, cyclic, floor, cut, 
     # best, which the round of small budgets finds, and it costs at most 12 small budgets
     # more when none is (a turn's solves above a floor are often all dear).
     if cyclic and cut < 0:
-        _rank_cuts(table, pins, rack, space[_ORDER:_MEMO])
+        _rank_cuts(table, pins, rack, space[_ORDER:_ORDER + 2 * NUMBERS])
         order = space[_ORDER:_ORDER + NUMBERS]
     else:
         space[_ORDER] = cut % NUMBERS if cyclic and cut > 0 else 0
@@ -1874,9 +1891,10 @@ def solve(table, pins, rack, objective, joker_value, g3max, cyclic, floor, cut, 
             resume = True  # the first goes on where it stopped, now or after the probes
             if sc.state[6] > PROBE_DEAR * reading:
                 cheapest = sc.state[6]
-                psc = _probe_scratch()
-                p_placed = np.zeros(KINDS + 1, dtype=np.int64)
-                p_turned = np.empty((6, KINDS + 1), dtype=np.int64)
+                probe_space = space[_PROBE:_PROBE + _PROBE_SPACE]
+                psc = _scratch_of(probe_space, _HEAD)
+                p_placed = space[_PROBE_PLACED:_PROBE_PLACED + KINDS + 1]
+                p_turned = probe_space[_TURNED:_ORDER].reshape((6, KINDS + 1))
                 last = min(PROBES, 2 * order.shape[0] - 1)
                 step = 1
             continue
