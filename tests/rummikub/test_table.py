@@ -795,9 +795,10 @@ def test_k_play_1_a_tile_with_more_table_copies_than_melds_left_to_hold_them_has
     """Each table copy of a tile needs a meld of its own (tablesolver._stranded, read at
     the first position of each number): with Y10 the lowest tile left, two table K11 have
     one K12 for runs of three and no group of 11: no table (the brute force agrees). Rack
-    copies of K12 and K13, an open K run ending at 10, B11 and R11 for a group, a joker, or
-    (wrap-around runs) a run of K across the cut each give the second copy a meld. With no
-    free joker left, a run across the cut takes its 13 from the groups of 13."""
+    copies of K12 and K13, an open K run ending at 10, B11 and R11 for a group, or a joker
+    each give the second copy a meld. With no free joker left (wrap-around runs), a run
+    across the cut takes its 13 from the groups of 13 and from the runs: a K run across the
+    cut leaves the second K11 no meld either (the brute force agrees)."""
     from sim.games.rummikub.tablesolver import _INCOMING, _OWED, COLOURS
 
     kernel = _in_python(monkeypatch, "_stranded", *_STRANDED_HELPERS)
@@ -816,7 +817,12 @@ def test_k_play_1_a_tile_with_more_table_copies_than_melds_left_to_hold_them_has
         f, o = _counts(f"{tiles} {more}")
         assert not stranded(f, o, _runs_key(2, *runs), lowest, jokers, False), (more, runs, jokers)
     for flag in (_OWED | 2, _INCOMING | 3):
-        assert not stranded(*_counts(tiles), _runs_key(2, flag), lowest, 0, True)
+        assert stranded(*_counts(tiles), _runs_key(2, flag), lowest, 0, True)
+        assert not stranded(*_counts(tiles), _runs_key(2, flag), lowest, 1, True)  # a joker may be its 13
+    wrap = VARIANTS["free_wrap_runs"]
+    table = list(parse_rack("Y10 K11 K11 K12 K13 K1 K2").counts)
+    assert best_play(table, list(parse_rack("Y11 Y12").counts), wrap) == INFEASIBLE
+    assert best_play(table, list(parse_rack("Y11 Y12 K12 K13").counts), wrap) == 11 + 12 + 12 + 13
     # wrap-around runs: B13 B13, one for the open B run, the other for a group of 13 with Y13
     # and K13, but with no free joker the K run across the cut takes K13 (its part before it)
     r12 = (12 - 1) * COLOURS  # the lowest tile left: R12
@@ -852,6 +858,31 @@ def test_k_play_1_runs_that_reach_a_tile_through_one_copy_before_it_hold_one_cop
     table = list(parse_rack("R8 R9 R10 R8 R9 R10 R11 R12 R13 R13").counts)
     assert best_play(table, [0] * len(table), RUMMIKUB) == INFEASIBLE
     assert best_play(table, list(parse_rack("R11 R12").counts), RUMMIKUB) == 11 + 12
+
+
+def test_k_var_wrap_runs_a_12_that_a_run_across_the_cut_holds_takes_no_run_to_a_13(monkeypatch):
+    """With wrap-around runs and no free joker left, the part before the cut of a run across
+    it whose part after holds one tile (``R1``) holds a 12 and a 13 of its own, so no other
+    run reaches a 13 through that 12 (tablesolver._homes, the 12s and 13s held): with R11
+    R12 R13 R13 left, the run across the cut takes R12 and one R13, and the second R13 has
+    no meld (no group of 13, no run through a second R12): no table, as the brute force
+    finds on the whole table (R11 R12 R13 R13 R1). A second R12 on the rack gives it one, as
+    a free joker may."""
+    from sim.games.rummikub.tablesolver import _OWED, COLOURS
+
+    kernel = _in_python(monkeypatch, "_stranded", *_STRANDED_HELPERS)
+
+    def stranded(tiles, jokers):
+        f, o = _counts(tiles)
+        return kernel(f, o, _with_tiles(f, o, _runs_key(0, _OWED | 1)), _values(), (11 - 1) * COLOURS, jokers, True)
+
+    assert stranded("R11 R12 R13 R13", 0) == -1
+    assert stranded("R11 R12 R13 R13 +R12", 0) >= 0
+    assert stranded("R11 R12 R13 R13", 1) >= 0
+    rules = VARIANTS["free_wrap_runs"]
+    table = list(parse_rack("R11 R12 R13 R13 R1").counts)
+    assert best_play(table, [0] * len(table), rules) == INFEASIBLE
+    assert best_play(table, list(parse_rack("R12").counts), rules) == 12
 
 
 def test_k_play_1_rack_copies_no_meld_left_can_hold_stay_on_the_rack(monkeypatch):
@@ -891,7 +922,7 @@ def _stranded_tile_by_tile(f, o, key, weights, pos, jokers, cyclic):
 
     def unheld(c, m):
         k = left(c, m)
-        return max(0, k - ((held >> (8 * c + 32 * (NUMBERS - m))) & 255)) if m >= NUMBERS - 1 else k
+        return max(0, k - ((held >> (8 * c + 32 * (NUMBERS - m))) & 255)) if NUMBERS - 1 <= m <= NUMBERS else k
 
     n = pos // COLOURS + 1
     spare = min(jokers, 2)
@@ -924,24 +955,29 @@ def _stranded_tile_by_tile(f, o, key, weights, pos, jokers, cyclic):
                 homes = min(2, (copies - min(2, own) + spare) // 2)
             if homes >= need:
                 continue
-            below = left(c, m - 1)
-            before = min(below, left(c, m - 2))
-            after = left(c, m + 1)
+            # the 12s and 13s the runs across the cut hold hold no other run
+            below = unheld(c, m - 1)
+            before = min(below, unheld(c, m - 2))
+            after = unheld(c, m + 1)
             runs = 0
-            if before + jokers > 0 or min(after, below) + jokers > 0 or min(after, left(c, m + 2)) + jokers > 0:
+            if before + jokers > 0 or min(after, below) + jokers > 0 or min(after, unheld(c, m + 2)) + jokers > 0:
                 runs = min(2, after + jokers) + before + jokers
             field = (int(key[5 + c // 2]) >> (32 * (c % 2))) & 0xFFFFFFFF
             ends = []  # the open runs' ends
+            across = 0  # runs across the cut
             while field:
                 v = field & 255
                 field >>= 8
                 if v & (_INCOMING | _OWED):
-                    homes += 1  # a run across the cut
+                    across += 1
                 else:
                     ends.append(v & 15)
+            if jokers == 0 and m > _NEAR_MOST:  # holding m, its part before the cut holds m + 1 to 13
+                across = min([across] + [left(c, q) for q in range(m + 1, NUMBERS + 1)])
+            homes += across
             runs += sum(1 for e in ends if e < m and missing(c, e + 1, m - 1) <= jokers)  # open runs reaching it
             if jokers == 0:  # each run holding m holds m - 1 (a copy left or an open run's end) or starts at m
-                runs = min(runs, below + ends.count(m - 1) + min(after, left(c, m + 2)))
+                runs = min(runs, below + ends.count(m - 1) + min(after, unheld(c, m + 2)))
             homes += runs
             if homes < table:
                 return -1
