@@ -443,9 +443,9 @@ SLOW_FIRST_CUT = [
     {"table": ["R12 R13 R1 R2", "K12 J(K13) K1 K2 K3", "B7 B8 B9 B10 B11 B12 B13", "B13 K13 Y13",
                "Y6 Y7 Y8 Y9 Y10 Y11 Y12 Y13", "R9 R10 R11 R12", "B12 K12 Y12", "K9 K10 K11", "Y8 Y9 Y10", "R6 R7 R8 R9",
                "K3 K4 K5 K6 K7 K8 K9", "B5 B6 B7 B8", "R4 R5 R6 R7", "R4 B4 Y4", "B4 K4 Y4"], "rack": "K1 Y1 B3 K5 R8"},
-    {"table": ["J(Y13) Y1 Y2", "R10 R11 R12", "Y10 Y11 Y12", "R8 R9 R10", "B9 K9 Y9", "K6 K7 K8", "R7 B7 Y7",
-               "R7 K7 Y7", "R5 B5 K5", "B2 B3 B4", "K2 K3 K4", "B10 K10 Y10", "R1 R2 R3"],
-     "rack": "K1 K3 Y4 K5 R6 B6 B8 R9 Y9 K11 B12 K12 R13 B13"},
+    {"table": ["Y3 Y4 Y5 Y6 Y7", "B7 K7 Y7", "R8 B8 Y8", "J(B9) B10 B11", "B9 B10 B11", "K10 K11 K12 K13 K1",
+               "Y11 Y12 J(Y13) Y1", "R12 R13 R1", "R13 B13 K13 Y13", "R2 B2 K2"],
+     "rack": "B1 Y2 Y2 R3 K3 R4 K5 R6 K7 Y9 R10 R11 B13"},
 ]
 
 
@@ -1061,6 +1061,90 @@ def test_k_play_1_the_lowest_tile_and_runs_extended_read_on_the_key(position):
                     scanned = any(end + 1 + gap <= last and f[c * NUMBERS + end + gap] + o[c * NUMBERS + end + gap] > 0
                                   for gap in range(min(2, jokers) + 1))
                     assert tablesolver._extendable.py_func(left, end, jokers, last) == scanned, (c, end, last)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_positions_left())
+def test_k_play_1_the_tile_placed_first_at_a_number_has_the_fewest_options(position):
+    """The search places first, of the tiles left at the lowest number, the one with the
+    fewest options (tablesolver._fail_first; a rack tile before a table tile with as many,
+    else the lowest colour). Its count is exact where no joker is left, no run crosses the
+    cut and no joker is bound: there the tile it names has as few options as
+    tablesolver._options writes for any tile of that number."""
+    from sim.games.rummikub.tablesolver import _INCOMING, _OWED, COLOURS, KINDS, NUMBERS, OPEN, OPTIONS
+
+    f, o, key, pos, _, _ = position
+    for w in (5, 6):  # the runs across the cut left out: only runs ending below the number
+        fields = [(int(key[w]) >> (32 * h)) & 0xFFFFFFFF for h in (0, 1)]
+        kept = []
+        for field in fields:
+            ends = [(field >> (8 * i)) & 255 for i in range(OPEN)]
+            ends = [e for e in ends if e and not e & (_INCOMING | _OWED)]
+            kept.append(sum(e << (8 * i) for i, e in enumerate(ends)))
+        key[w] = kept[0] | (kept[1] << 32)
+    f = np.minimum(f, 2)  # no copy pinned by a bound joker
+    f[KINDS] = o[KINDS] = 0
+    key = _with_tiles(f, o, key)
+    nothing = np.zeros(KINDS + 1, dtype=np.int64)
+    n = pos // COLOURS
+    counts = {}
+    with _kernels_in_python("_read_runs", "_run_options", "_far_part", "_number_at"):
+        from sim.games.rummikub import tablesolver
+        for c in range(COLOURS):
+            x = c * NUMBERS + n
+            if f[x] + o[x]:
+                counts[c] = tablesolver._options.py_func(f, o, nothing, np.full(2, -1), key, x, 0, 1,
+                                                         1 if f[x] == 0 else 0, False, np.zeros(OPEN, np.int64),
+                                                         np.zeros(OPTIONS, np.int64))
+        chosen = tablesolver._fail_first.py_func(f, o, key, pos, 0)
+    assert chosen // COLOURS == n
+    fewest = min(counts.values())
+    ties = [c for c in sorted(counts) if counts[c] == fewest]
+    rack_only = [c for c in ties if f[c * NUMBERS + n] == 0]
+    assert chosen % COLOURS == (rack_only or ties)[0], (counts, chosen % COLOURS)
+
+
+@pytest.mark.parametrize("name", ["free", "free_wrap_runs", "free_two_jokers_in_three"])
+@settings(max_examples=100)
+@given(data=st.data(), objective=st.sampled_from(["value", "tiles"]))
+def test_k_play_1_any_tile_of_the_lowest_number_placed_first_finds_the_same_best_play(name, data, objective):
+    """Which tile of the lowest number the search places first (the fewest options, or the
+    lowest colour: ``space[FAIL_FIRST]`` 1 or 0) changes how many positions it visits, not
+    what it finds: both find the brute force's best, with valid melds holding the table's
+    tiles and the rack tiles placed."""
+    from sim.games.rummikub.tableplay import Solver, table_counts
+    from sim.games.rummikub.tablesolver import FAIL_FIRST
+
+    rules = VARIANTS[name]
+    melds, rack = data.draw(table_positions(wrap=rules.wrap_runs))
+    expected = reference(melds, rack, rules, objective)
+    solver = Solver()
+    assert solver.space[FAIL_FIRST] == 1
+    for fail_first in (0, 1):
+        solver.space[FAIL_FIRST] = fail_first
+        weight, n = solver.run(table_counts(melds), np.array(rack, dtype=np.int64), rules,
+                               0 if objective == "value" else 1)
+        _check_solve(solver, weight, n, expected, melds, rules, fail_first)
+
+
+def test_k_play_1_the_tile_with_fewer_options_is_placed_before_the_lowest_of_its_number():
+    """At 5 the lowest tile, R5, may start the run R5 R6 R7 or join one of the four groups of
+    5 (three of three colours, one of four); B5 may only join a group. Placed first (the
+    fewest options), B5 leaves R5 fewer ways to go: the search visits fewer positions than
+    with R5 placed first, and finds the same play."""
+    from sim.games.rummikub.tableplay import Solver, table_counts
+    from sim.games.rummikub.tablesolver import FAIL_FIRST, VISITED_ALL
+
+    rules = VARIANTS["standard"]
+    melds = [parse_meld(m) for m in ("R5 B5 Y5", "R6 R7 R8", "K9 K10 K11")]
+    rack = np.array(parse_rack("R5 B5 K5 R9").counts, dtype=np.int64)
+    solver = Solver()
+    found = {}
+    for fail_first in (0, 1):
+        solver.space[FAIL_FIRST] = fail_first
+        found[fail_first] = (solver.run(table_counts(melds), rack, rules, 0)[0], int(solver.space[VISITED_ALL]))
+    assert found[1][0] == found[0][0]
+    assert found[1][1] < found[0][1], found
 
 
 def test_k_var_wrap_runs_runs_across_the_cut_each_need_their_own_13(monkeypatch):
