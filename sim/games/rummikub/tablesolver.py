@@ -1420,7 +1420,7 @@ def _fail_first(f, o, key, pos, jokers):
             continue
         g = 0 if f[xc] > 0 else 1  # leaving it on the rack
         field = (key[5 + c // 2] >> (32 * (c % 2))) & 0xFFFFFFFF
-        if nb + 2 < NUMBERS:  # a new run from it, of three (up to five when its colour has no room left)
+        if nb + 2 < NUMBERS:  # a new run from it, of three
             miss = (1 if f[xc + 1] + o[xc + 1] == 0 else 0) + (1 if f[xc + 2] + o[xc + 2] == 0 else 0)
             if miss <= jokers:
                 g += 1
