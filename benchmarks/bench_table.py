@@ -4,6 +4,7 @@ taken from played rounds, and side by side with the MILP solver ``rummikub-solve
     python benchmarks/bench_table.py [--rounds 40] [--seed 2026] [--reference 300]
     python benchmarks/bench_table.py --house-rules 20000 [--repeats 3] [--rule wrap_runs] [--slowest 10]
     python benchmarks/bench_table.py --every-cut 20000 [--cap 262144]
+    python benchmarks/bench_table.py --known-best 20000 [--rule wrap_runs]
 
 Positions: every turn of an opened player in ``--rounds`` greedy rounds of 2 to 4 players
 (each opens with its best opening from the rack, then places the most value the table
@@ -35,6 +36,10 @@ slowest positions themselves.
 With ``--every-cut N``: N positions of ``wrap_runs`` rounds solved at each cut of the circle
 of numbers and each direction, to see how far a better choice could bring the tail
 (positions visited).
+
+With ``--known-best N``: N positions of each house rule (the standard game and ``wrap_runs``,
+or those named by ``--rule``) solved as the solver does and told the answer: the positions
+visited that no order of the options and no first guess at the best play could save.
 """
 
 from __future__ import annotations
@@ -406,6 +411,35 @@ def every_cut(wanted: int, seed: int, cap: int) -> None:
     print(f"  positions whose every choice passed the cap: {int(np.sum(visited.min(axis=1) > cap))}")
 
 
+def known_best(wanted: int, seed: int, only: list[str] | None = None) -> None:
+    """What any order of the options or any first guess at the best play could still save,
+    on every position rather than the slowest (:func:`told_the_answer`): ``wanted``
+    positions of each house rule (or those in ``only``; by default the standard game and
+    ``wrap_runs``) solved as the solver does, told the answer (the best play's weight less
+    one the floor) and proving alone. Told the answer, a search still proves that nothing
+    better stands: its positions visited are the floor of any search that finds plays
+    sooner (issue 26). Positions visited, not time."""
+    sim.table_play("R1", "R2 R3 R4")  # compile or load the kernels
+    solver = Solver()
+    print(f"{wanted:,} positions of each house rule's greedy rounds (seed {seed}): positions visited by a solve, "
+          f"told the answer, and proving alone")
+    print(f"  {'house rule':18s} {'':20s} {'median':>8s} {'p99':>8s} {'mean':>8s} {'max':>10s}")
+    for name in only or ["standard", "wrap_runs"]:
+        rules = RULES.replace(**HOUSE_RULES[name])
+        bound = rules.joker_moves == "bound"
+        counts = []
+        for p in load_positions(0, seed, rules, wanted, name)[:wanted]:
+            melds = read_table(p["table"], rules)
+            t, pins = table_counts(melds, bound=True) if bound else (table_counts(melds), None)
+            r = np.asarray(parse_rack(p["rack"]).counts, dtype=np.int64)
+            counts.append(told_the_answer(solver, t, pins, r, rules)[1:])
+        a = np.asarray(counts, dtype=float)
+        for k, label in enumerate(("as the solver does", "told the answer", "proving alone")):
+            x = a[:, k]
+            print(f"  {name if k == 0 else '':18s} {label:20s} {np.median(x):8.0f} {np.percentile(x, 99):8.0f} "
+                  f"{x.mean():8.1f} {x.max():10,.0f}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--rounds", type=int, default=40)
@@ -416,11 +450,14 @@ def main() -> None:
     ap.add_argument("--house-rules", type=int, default=0, metavar="N",
                     help="time N positions of each house rule's own rounds (the issue's 20,000), then stop")
     ap.add_argument("--rule", action="append", choices=list(HOUSE_RULES),
-                    help="with --house-rules: only this house rule (repeat for more)")
+                    help="with --house-rules or --known-best: only this house rule (repeat for more)")
     ap.add_argument("--slowest", type=int, default=0, metavar="K",
                     help="with --house-rules: where the slowest solves go, and the K slowest")
     ap.add_argument("--every-cut", type=int, default=0, metavar="N",
                     help="solve N wrap_runs positions at each of the 26 choices of cut and direction, then stop")
+    ap.add_argument("--known-best", type=int, default=0, metavar="N",
+                    help="positions visited by N positions' solves, and told the answer (the standard game "
+                         "and wrap_runs, or each --rule), then stop")
     ap.add_argument("--cap", type=int, default=1 << 18,
                     help="with --every-cut: positions a cut may visit before it is given up")
     args = ap.parse_args()
@@ -430,6 +467,9 @@ def main() -> None:
     numba.set_num_threads(1)
     if args.every_cut:
         every_cut(args.every_cut, args.seed, args.cap)
+        return
+    if args.known_best:
+        known_best(args.known_best, args.seed, args.rule)
         return
     if args.house_rules:
         house_rules(args.house_rules, args.seed, args.repeats, args.rule, args.slowest)
