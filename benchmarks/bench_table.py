@@ -38,8 +38,9 @@ of numbers and each direction, to see how far a better choice could bring the ta
 (positions visited).
 
 With ``--known-best N``: N positions of each house rule (the standard game and ``wrap_runs``,
-or those named by ``--rule``) solved as the solver does and told the answer: the positions
-visited that no order of the options and no first guess at the best play could save.
+or those named by ``--rule``) solved as the solver does, told the answer (the positions
+visited that no order of the options and no first guess at the best play could save) and
+proving alone that no play beats the best.
 """
 
 from __future__ import annotations
