@@ -1063,6 +1063,46 @@ def test_k_play_1_the_lowest_tile_and_runs_extended_read_on_the_key(position):
                     assert tablesolver._extendable.py_func(left, end, jokers, last) == scanned, (c, end, last)
 
 
+def _held_kind_by_kind(f, o, jokers, g3max, cyclic):
+    """The obvious reading of which tiles a meld of the tiles left could hold (K-MELD-1/2):
+    for each kind with a tile left, a group of its number (three colours or four; two and a
+    joker or two, one where a group of three holds one; one colour and two jokers where a
+    group of three holds two), or a run of three of its colour through it, 13 to 1 too with
+    wrap-around runs, a joker for each number missing."""
+    from sim.games.rummikub.tablesolver import COLOURS, KINDS, NUMBERS
+
+    held = set()
+    for k in range(KINDS):
+        c, n = divmod(k, NUMBERS)
+        if f[k] + o[k] == 0:
+            continue
+        colours = sum(1 for c2 in range(COLOURS) if f[c2 * NUMBERS + n] + o[c2 * NUMBERS + n] > 0)
+        group = (colours >= 3 or (colours == 2 and (jokers >= 2 or (jokers >= 1 and g3max >= 1)))
+                 or (jokers >= 2 and g3max >= 2))
+        starts = [n - 2, n - 1, n] if cyclic else [s for s in (n - 2, n - 1, n) if s >= 0 and s + 2 < NUMBERS]
+        kinds = [[c * NUMBERS + (s + q) % NUMBERS for q in range(3)] for s in starts]
+        run = any(sum(1 for y in three if f[y] + o[y] == 0) <= jokers for three in kinds)
+        if group or run:
+            held.add(k)
+    return held
+
+
+@settings(max_examples=400, deadline=None)
+@given(_positions_left(), st.integers(0, 3), st.integers(0, 2))
+def test_k_meld_2_the_tiles_a_meld_could_hold_read_on_a_bit_per_number(position, jokers, g3max):
+    """Which tiles a group or a run of three of the tiles left could hold, worked out on a bit
+    per number for each colour (tablesolver._held: what a solve sets aside at its start, or
+    fails on), agrees with checking kind by kind, with and without wrap-around runs, for
+    every count of jokers and jokers a group of three may hold."""
+    from sim.games.rummikub.tablesolver import KINDS, NUMBERS
+
+    f, o, _, _, _, cyclic = position
+    with _kernels_in_python("_run_held") as tablesolver:
+        masks = tablesolver._held.py_func(f, o, jokers, g3max, cyclic)
+    fast = {k for k in range(KINDS) if f[k] + o[k] > 0 and (int(masks[k // NUMBERS]) >> (k % NUMBERS)) & 1}
+    assert fast == _held_kind_by_kind(f, o, jokers, g3max, cyclic)
+
+
 @settings(max_examples=300, deadline=None)
 @given(_positions_left())
 def test_k_play_1_the_tile_placed_first_at_a_number_has_the_fewest_options(position):

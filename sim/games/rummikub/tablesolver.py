@@ -222,15 +222,15 @@ _STATE_AT = STATS + 10
 # table turned and the cuts ranked, fourteen allocations): each kind's weight, the
 # table tiles that need a joker, the position's key, a colour's open runs, a meld's tiles,
 # a key looked up again; per depth: cut by the bound, a table found below, the memo slot
-# probed; per kind: the tiles in play and whether a meld can hold them.
-_SMALL_SIZES = (KINDS + 1, KINDS, KEY, OPEN, 8, KEY, DEPTH, DEPTH, DEPTH, KINDS, KINDS)
+# probed.
+_SMALL_SIZES = (KINDS + 1, KINDS, KEY, OPEN, 8, KEY, DEPTH, DEPTH, DEPTH)
 _SMALL_PARTS = tuple(sum(_SMALL_SIZES[:i]) for i in range(len(_SMALL_SIZES) + 1))  # where each begins
 _SMALL = _SMALL_PARTS[-1]
 _SMALL_AT = _STATE_AT + _STATE
-# The table, pins and rack turned and mirrored (see _setup), and the cuts in the order
+# A count vector to turn the tiles placed back in (see _answer), and the cuts in the order
 # tried with their scores (see _rank_cuts).
-_TURNED = _SMALL_AT + _SMALL
-_ORDER = _TURNED + 6 * (KINDS + 1)
+_SPARE = _SMALL_AT + _SMALL
+_ORDER = _SPARE + KINDS + 1
 # The remembered positions, from a multiple of 8 words: each one's key and bound (KEY + 1 = 8
 # words) then fills one 64-byte cache line of a space new_space aligns, whatever the layout
 # before them (it fell on a line's start by chance until the small arrays came in). Before
@@ -251,9 +251,9 @@ _MEMO = (_PROBE_PLACED + KINDS + 1 + 7) // 8 * 8
 # reference counting, so reading a member costs nothing.
 Scratch = namedtuple("Scratch", "f o placed pin pin_kinds options n_opts next_opt took entry_w keys best_path "
                                 "best_took stats memo memo_used weights needy key runs tiles here cut found probe "
-                                "total alive state")
+                                "state")
 SCRATCH = record_of(Scratch, I1, I1, I1, I1, I1, I2, I1, I1, I1, I1, I2, I1, I1, I1, I1, I1, I1, I1, I1, I1, I1,
-                    I1, I1, I1, I1, I1, I1, I1)
+                    I1, I1, I1, I1, I1)
 # A search stopped by its budget keeps where it was in ``state`` (see _search), to go on
 # from there: the weight placed, the rack left, the best, the depth, the lowest tile, the
 # memo's mask; and the positions the whole search would visit, estimated from how much of
@@ -299,31 +299,62 @@ def _number_at(first, q, cyclic):
     return m
 
 
-@solver_kernel(I1, I1, i64, i64, boolean, I1, counted=False)
-def _alive(f, o, jokers, g3max, cyclic, alive):
-    """``alive[k]``: whether a meld holding kind ``k`` can be formed from the tiles left
-    (table ``f`` and rack ``o`` alike) and ``jokers``, for every kind with a tile left: a
+_ALL_NUMBERS = (1 << NUMBERS) - 1  # a bit per number, 1 to 13
+
+
+@solver_kernel(inline=True)
+def _run_held(p, jokers, cyclic):
+    """The numbers of one colour (``p``: a bit per number with a tile left) that a run of
+    three could hold, with ``jokers`` for the tiles missing: every number of each three in
+    a row (13 to 1 too if ``cyclic``) with at most that many missing."""
+    if cyclic:
+        p |= p << NUMBERS  # the circle laid out twice: a three from 12 or 13 reads on past 13
+    a, b, c = p, p >> 1, p >> 2  # each start's first, second and third number
+    if jokers == 0:
+        starts = a & b & c
+    elif jokers == 1:
+        starts = (a & b) | (a & c) | (b & c)
+    elif jokers == 2:
+        starts = a | b | c
+    else:
+        starts = np.int64(_ALL_NUMBERS)
+    starts &= _ALL_NUMBERS if cyclic else _ALL_NUMBERS >> 2  # a run from 12 or 13 only round the circle
+    held = starts | (starts << 1) | (starts << 2)
+    if cyclic:
+        held |= held >> NUMBERS
+    return held & _ALL_NUMBERS
+
+
+@solver_kernel(inline=True)
+def _held(f, o, jokers, g3max, cyclic):
+    """For each colour, the numbers (a bit each, 1 to 13 from bit 0) whose tile a meld formed
+    from the tiles left (table ``f`` and rack ``o`` alike) and ``jokers`` could hold: a
     group of its number, or a run of three of its colour, with jokers for the tiles
-    missing (jit-compiled)."""
+    missing; read only where a tile is left. Worked out on a bit per number: at every
+    solve's start (twice with a joker in play), a loop over the kinds and the runs of three
+    was an eighth of a median solve's fixed cost."""
+    p0 = np.int64(0)
+    p1 = np.int64(0)
+    p2 = np.int64(0)
+    p3 = np.int64(0)
     for n in range(NUMBERS):
-        others = -1  # the colours with a tile of this number, less the tile's own
-        for c in range(COLOURS):
-            if f[c * NUMBERS + n] + o[c * NUMBERS + n] > 0:
-                others += 1
-        group = (others >= 2 or (others == 1 and (jokers >= 2 or (jokers >= 1 and g3max >= 1)))
-                 or (others == 0 and jokers >= 2 and g3max >= 2))
-        for c in range(COLOURS):
-            alive[c * NUMBERS + n] = group
-    for c in range(COLOURS):
-        for first in range(NUMBERS if cyclic else NUMBERS - 2):
-            missing = 0
-            for q in range(3):
-                k = c * NUMBERS + (first + q) % NUMBERS
-                if f[k] + o[k] == 0:
-                    missing += 1
-            if missing <= jokers:
-                for q in range(3):
-                    alive[c * NUMBERS + (first + q) % NUMBERS] = 1
+        bit = np.int64(1) << n
+        if f[n] + o[n] > 0:
+            p0 |= bit
+        if f[NUMBERS + n] + o[NUMBERS + n] > 0:
+            p1 |= bit
+        if f[2 * NUMBERS + n] + o[2 * NUMBERS + n] > 0:
+            p2 |= bit
+        if f[3 * NUMBERS + n] + o[3 * NUMBERS + n] > 0:
+            p3 |= bit
+    # the numbers with a tile left of three colours or four; two with a joker or two; one with two
+    groups = (p0 & p1 & (p2 | p3)) | (p2 & p3 & (p0 | p1))
+    if jokers >= 2 or (jokers >= 1 and g3max >= 1):
+        groups |= (p0 & p1) | ((p0 | p1) & (p2 | p3)) | (p2 & p3)
+    if jokers >= 2 and g3max >= 2:
+        groups |= p0 | p1 | p2 | p3
+    return (groups | _run_held(p0, jokers, cyclic), groups | _run_held(p1, jokers, cyclic),
+            groups | _run_held(p2, jokers, cyclic), groups | _run_held(p3, jokers, cyclic))
 
 
 @solver_kernel(I1, I1, I1, i64, counted=False)
@@ -860,58 +891,79 @@ def _place_jokers(out, rows, jokers, cyclic):
 # --- the phases of a solve: set up, the search's steps, the table written out -----------------
 
 
+@solver_kernel(inline=True)
+def _source(j, shift, mirrored):
+    """The number (from 0) of the caller's tiles that the search's number ``j`` (from 0)
+    holds: the numbers turned by ``shift`` (:func:`_cuts`), then mirrored if ``mirrored``
+    (:func:`_descending`)."""
+    m = (NUMBERS - 1 - j if mirrored else j) - shift
+    return m + NUMBERS if m < 0 else m
+
+
 @solver_kernel(I1, I1, I1, i64, i64, i64, boolean, i64, boolean, SCRATCH, I1, counted=False)
 def _begin(table, pins, rack, objective, joker_value, g3max, cyclic, shift, mirrored, sc, placed_out):
-    """Set a solve up: the counts left (rack tiles no meld can hold set aside), each kind's
-    weight (by its number before the tiles were turned by ``shift``, see :func:`_cuts`, or
-    ``mirrored``, see :func:`_descending`), the
-    table tiles that need a joker in ``needy``, the first position's ``key``; returns
-    ``(needy tiles, weight of the rack left)``, -1 tiles when a table tile no meld can hold
-    makes every table fail (jit-compiled)."""
+    """Set a solve up on the numbers turned by ``shift`` (:func:`_cuts`) and ``mirrored``
+    (:func:`_descending`), read from the caller's counts as they are (:func:`_source`): the
+    counts left (rack tiles no meld can hold set aside), each kind's weight (by its number
+    as the caller gave it), the table tiles that need a joker in ``needy``, the first
+    position's ``key``; returns ``(needy tiles, weight of the rack left)``, -1 tiles when a
+    table tile no meld can hold makes every table fail (jit-compiled)."""
     f, o, placed, pin, pin_kinds, weights, needy, key = sc.f, sc.o, sc.placed, sc.pin, sc.pin_kinds, sc.weights, \
         sc.needy, sc.key
-    total, alive = sc.total, sc.alive
-    for k in range(KINDS):
-        n = ((NUMBERS - 1 - k % NUMBERS if mirrored else k % NUMBERS) - shift) % NUMBERS + 1
-        weights[k] = PRIMARY * n + 1 if objective == 0 else PRIMARY + n
-    weights[KINDS] = PRIMARY * joker_value + 1 if objective == 0 else PRIMARY + joker_value
     pin_kinds[0] = -1
     pin_kinds[1] = -1
-    for k in range(KINDS):
-        f[k] = table[k] + pins[k]
-        o[k] = rack[k]
-        pin[k] = pins[k]
-        total[k] = f[k] + rack[k]
-        if pins[k] > 0:
+    for j in range(NUMBERS):
+        m = _source(j, shift, mirrored)
+        weight = PRIMARY * (m + 1) + 1 if objective == 0 else PRIMARY + m + 1
+        for k0 in range(0, KINDS, NUMBERS):
+            k = k0 + j
+            src = k0 + m
+            weights[k] = weight
+            f[k] = table[src] + pins[src]
+            o[k] = rack[src]
+            pin[k] = pins[src]
+            placed[k] = 0
+            placed_out[k] = 0
+    for k in range(KINDS):  # in the search's order of kinds: the first is pin_kinds[0]
+        if pin[k] > 0:
             pin_kinds[0 if pin_kinds[0] < 0 else 1] = k
+    weights[KINDS] = PRIMARY * joker_value + 1 if objective == 0 else PRIMARY + joker_value
     pin[KINDS] = 0
     f[KINDS] = table[JOKER]
     o[KINDS] = rack[JOKER]
-    placed[:] = 0
-    placed_out[:] = 0
+    placed[KINDS] = 0
+    placed_out[KINDS] = 0
     jokers_in_play = f[KINDS] + o[KINDS]
-    _alive(f, o, jokers_in_play, g3max, cyclic, alive)
-    for k in range(KINDS):
-        if total[k] > 0 and not alive[k]:
-            if f[k] > 0:
-                return -1, 0  # a table tile no meld can hold
-            o[k] = 0  # a rack tile no meld can hold: set aside
+    h0, h1, h2, h3 = _held(f, o, jokers_in_play, g3max, cyclic)
+    for c in range(COLOURS):
+        held = h0 if c == 0 else h1 if c == 1 else h2 if c == 2 else h3
+        for k in range(c * NUMBERS, (c + 1) * NUMBERS):
+            if f[k] + o[k] > 0 and not (held >> (k - c * NUMBERS)) & 1:
+                if f[k] > 0:
+                    return -1, 0  # a table tile no meld can hold
+                o[k] = 0  # a rack tile no meld can hold: set aside
     # Table tiles no meld without a joker can hold: a branch that spends the jokers they
     # need elsewhere is dropped as soon as it has (a table joker held in a meld where its
     # tile is missing otherwise makes the search try that joker everywhere before it).
     n_needy = 0
     if jokers_in_play > 0:
-        _alive(f, o, 0, g3max, cyclic, alive)
-        for k in range(KINDS):
-            if f[k] > 0 and not alive[k]:
-                needy[n_needy] = k
-                n_needy += 1
+        h0, h1, h2, h3 = _held(f, o, 0, g3max, cyclic)
+        for c in range(COLOURS):
+            held = h0 if c == 0 else h1 if c == 1 else h2 if c == 2 else h3
+            for k in range(c * NUMBERS, (c + 1) * NUMBERS):
+                if f[k] > 0 and not (held >> (k - c * NUMBERS)) & 1:
+                    needy[n_needy] = k
+                    n_needy += 1
     rem = o[KINDS] * weights[KINDS]
-    for k in range(KINDS):
+    for c in range(COLOURS):
         # f + 4 o in 4 bits: with two jokers bound to a tile whose copies are both on the
         # table, f is 4 and o is 0, a field no position of that solve can share
-        key[k // NUMBERS] += (f[k] + (o[k] << 2)) << (4 * (k % NUMBERS))
-        rem += o[k] * weights[k]
+        word = np.int64(0)
+        for n in range(NUMBERS):
+            k = c * NUMBERS + n
+            word += (f[k] + (o[k] << 2)) << (4 * n)
+            rem += o[k] * weights[k]
+        key[c] = word
     key[4] = f[KINDS] | (o[KINDS] << 2)
     for i in range(2):
         if pin_kinds[i] >= 0:
@@ -1657,17 +1709,18 @@ def _rank_cuts(table, pins, rack, order):
     score = order[NUMBERS:]
     for sh in range(NUMBERS):
         score[sh] = 1
-    for c in range(COLOURS):
-        k0 = c * NUMBERS
-        for a in range(NUMBERS):  # the numbers (from 0) either side of the cut: a and b
-            b = a + 1 if a < NUMBERS - 1 else 0
-            ka, kb = k0 + a, k0 + b
-            ka1 = k0 + (a - 1 if a > 0 else NUMBERS - 1)
-            kb1 = k0 + (b + 1 if b < NUMBERS - 1 else 0)
+    for k0 in range(0, KINDS, NUMBERS):
+        # the copies of the numbers (from 0) a - 1, a, a + 1 and a + 2 of a colour, round the
+        # circle, for the cut between a and a + 1: read once each as a goes round
+        before = table[k0 + NUMBERS - 1] + pins[k0 + NUMBERS - 1] + rack[k0 + NUMBERS - 1]
+        here = table[k0] + pins[k0] + rack[k0]
+        after = table[k0 + 1] + pins[k0 + 1] + rack[k0 + 1]
+        beyond = table[k0 + 2] + pins[k0 + 2] + rack[k0 + 2]
+        for a in range(NUMBERS):
             # the runs of three or more that may cross: a tile either side, one more beside
-            crossing = ((table[ka1] + pins[ka1] + rack[ka1] + 1) * (table[ka] + pins[ka] + rack[ka])
-                        * (table[kb] + pins[kb] + rack[kb]) * (table[kb1] + pins[kb1] + rack[kb1] + 1))
-            score[NUMBERS - 1 - a] *= 1 + crossing
+            score[NUMBERS - 1 - a] *= 1 + (before + 1) * here * after * (beyond + 1)
+            k = k0 + (a + 3 if a + 3 < NUMBERS else a + 3 - NUMBERS)
+            before, here, after, beyond = here, after, beyond, table[k] + pins[k] + rack[k]
     for sh in range(NUMBERS):  # sorted by insertion, ties: the smaller shift first
         i = sh
         while i > 0 and score[order[i - 1]] > score[sh]:
@@ -1685,6 +1738,29 @@ def _cuts(table, pins, rack):
     return order[:NUMBERS].copy()
 
 
+@solver_kernel(inline=True)
+def _descending_turned(table, rack, shift):
+    """:func:`_descending` of the counts with every number ``m`` moved to ``m + shift`` (13
+    wrapping to 1), read where they are."""
+    below = np.int64(0)
+    above = np.int64(0)
+    seen = np.int64(0)  # tiles of the numbers below n
+    total = np.int64(0)
+    for k in range(KINDS):
+        total += table[k] + rack[k]
+    for n in range(NUMBERS):
+        m = n - shift if n >= shift else n - shift + NUMBERS
+        here = np.int64(0)
+        mine = np.int64(0)
+        for k in range(m, KINDS, NUMBERS):
+            here += table[k] + rack[k]
+            mine += rack[k]
+        below += mine * seen
+        above += mine * (total - seen - here)
+        seen += here
+    return above < below
+
+
 @solver_kernel(I1, I1, entry=True)
 def _descending(table, rack):
     """Whether to search from 13 down rather than from 1 up (the standard game). The search
@@ -1695,38 +1771,14 @@ def _descending(table, rack):
     rack) of lower numbers, against the same of higher numbers. On 20,000 positions of greedy
     rounds of 2-4 players the positions visited fell by 29% (the better of the two directions
     for each position: by 47%) (jit-compiled)."""
-    below = np.int64(0)
-    above = np.int64(0)
-    seen = np.int64(0)  # tiles of the numbers below n
-    total = np.int64(0)
-    for k in range(KINDS):
-        total += table[k] + rack[k]
-    for n in range(NUMBERS):
-        here = np.int64(0)
-        mine = np.int64(0)
-        for c in range(COLOURS):
-            here += table[c * NUMBERS + n] + rack[c * NUMBERS + n]
-            mine += rack[c * NUMBERS + n]
-        below += mine * seen
-        above += mine * (total - seen - here)
-        seen += here
-    return above < below
-
-
-@solver_kernel(I1, I1, counted=False)
-def _mirror(counts, into):
-    """The count vector ``counts`` with every number ``m`` moved to ``14 - m`` into ``into``,
-    jokers as they are (jit-compiled)."""
-    for k0 in range(0, KINDS, NUMBERS):  # (a colour at a time: no division in the loop)
-        for n in range(NUMBERS):
-            into[k0 + NUMBERS - 1 - n] = counts[k0 + n]
-    into[KINDS] = counts[KINDS]
+    return _descending_turned(table, rack, 0)
 
 
 @solver_kernel(I2, i64, counted=False)
 def _mirror_rows(out, rows):
-    """Meld rows found on mirrored tiles (:func:`_mirror`) mirrored back: a run's first
-    number and its jokers (by number), a group's number (jit-compiled)."""
+    """Meld rows found on mirrored tiles (every number ``m`` moved to ``14 - m``, see
+    :func:`_source`) mirrored back: a run's first number and its jokers (by number), a
+    group's number (jit-compiled)."""
     for r in range(rows):
         if out[r, F_KIND] == RUN:
             out[r, F_FIRST] = NUMBERS - (out[r, F_FIRST] + out[r, F_LEN] - 2) % NUMBERS  # from its last
@@ -1739,22 +1791,11 @@ def _mirror_rows(out, rows):
             out[r, F_KEY] = NUMBERS + 1 - out[r, F_KEY]
 
 
-@solver_kernel(I1, i64, I1, counted=False)
-def _turn(counts, shift, into):
-    """The count vector ``counts`` with every number ``m`` moved to ``m + shift`` (13 wrapping
-    to 1) into ``into``, jokers as they are (jit-compiled)."""
-    for k0 in range(0, KINDS, NUMBERS):  # (a colour at a time: no division in the loop)
-        for n in range(NUMBERS - shift):
-            into[k0 + n + shift] = counts[k0 + n]
-        for n in range(NUMBERS - shift, NUMBERS):
-            into[k0 + n + shift - NUMBERS] = counts[k0 + n]
-    into[KINDS] = counts[KINDS]
-
-
 @solver_kernel(I2, i64, i64, counted=False)
 def _turn_rows(out, rows, shift):
-    """Meld rows found on tiles turned by ``shift`` (:func:`_turn`) turned back: a run's first
-    number and its jokers (by number), a group's number (jit-compiled)."""
+    """Meld rows found on tiles turned by ``shift`` (every number ``m`` moved to ``m +
+    shift``, 13 wrapping to 1, see :func:`_source`) turned back: a run's first number and
+    its jokers (by number), a group's number (jit-compiled)."""
     for r in range(rows):
         if out[r, F_KIND] == RUN:
             out[r, F_FIRST] = (out[r, F_FIRST] - 1 - shift) % NUMBERS + 1
@@ -1776,7 +1817,7 @@ def _scratch(f, o, placed, pin, pin_kinds, options, n_opts, next_opt, took, entr
     return Scratch(f, o, placed, pin, pin_kinds, options, n_opts, next_opt, took, entry_w, keys, best_path, best_took,
                    stats, memo, memo_used, small[at[0]:at[1]], small[at[1]:at[2]], small[at[2]:at[3]],
                    small[at[3]:at[4]], small[at[4]:at[5]], small[at[5]:at[6]], small[at[6]:at[7]], small[at[7]:at[8]],
-                   small[at[8]:at[9]], small[at[9]:at[10]], small[at[10]:at[11]], state)
+                   small[at[8]:at[9]], state)
 
 
 @solver_kernel(inline=True)
@@ -1789,29 +1830,21 @@ def _scratch_of(space, memo_at):
                     space[_N_OPTS:_NEXT], space[_NEXT:_TOOK], space[_TOOK:_ENTRY_W], space[_ENTRY_W:_KEYS],
                     space[_KEYS:_BEST_PATH].reshape((DEPTH, KEY + 1)), space[_BEST_PATH:_BEST_TOOK],
                     space[_BEST_TOOK:STATS], space[STATS:_STATE_AT], space[memo_at:memo_at + slots * (KEY + 1)],
-                    space[memo_at + slots * (KEY + 1):], space[_STATE_AT:_SMALL_AT], space[_SMALL_AT:_TURNED])
+                    space[memo_at + slots * (KEY + 1):], space[_STATE_AT:_SMALL_AT], space[_SMALL_AT:_SPARE])
 
 
-@solver_kernel(I1, I1, I1, i64, i64, i64, boolean, i64, i64, I2, SCRATCH, I1, counted=False)
-def _setup(table, pins, rack, objective, joker_value, g3max, cyclic, shift, direction, turned, sc, placed_out):
-    """Set a search up on the numbers turned by ``shift`` (:func:`_turn`), from 13 down if
+@solver_kernel(I1, I1, I1, i64, i64, i64, boolean, i64, i64, SCRATCH, I1, counted=False)
+def _setup(table, pins, rack, objective, joker_value, g3max, cyclic, shift, direction, sc, placed_out):
+    """Set a search up on the numbers turned by ``shift`` (:func:`_source`), from 13 down if
     ``direction`` is 1, from 1 up if 0, as :func:`_descending` chooses if -1 and the other
-    way if 2 (the numbers mirrored, :func:`_mirror`), its memo emptied: returns ``(needy tiles, weight of the rack
-    left, mirrored)`` (see :func:`_begin`) (jit-compiled)."""
-    t, p, r = table, pins, rack
-    if shift:
-        _turn(table, shift, turned[0])
-        _turn(pins, shift, turned[1])
-        _turn(rack, shift, turned[2])
-        t, p, r = turned[0], turned[1], turned[2]
-    mirrored = direction == 1 or (direction < 0 and _descending(t, r)) or (direction == 2 and not _descending(t, r))
-    if mirrored:
-        _mirror(t, turned[3])
-        _mirror(p, turned[4])
-        _mirror(r, turned[5])
-        t, p, r = turned[3], turned[4], turned[5]
+    way if 2 (the numbers mirrored), its memo emptied: returns ``(needy
+    tiles, weight of the rack left, mirrored)`` (see :func:`_begin`). The counts are read
+    where they are, not turned and mirrored into copies first: six copies were a tenth of
+    a median ``wrap_runs`` solve's fixed cost (jit-compiled)."""
+    mirrored = (direction == 1 or (direction < 0 and _descending_turned(table, rack, shift))
+                or (direction == 2 and not _descending_turned(table, rack, shift)))
     sc.key[:] = 0  # _begin adds the tiles in (a search before left its last position)
-    n_needy, rem = _begin(t, p, r, objective, joker_value, g3max, cyclic, shift, mirrored, sc, placed_out)
+    n_needy, rem = _begin(table, pins, rack, objective, joker_value, g3max, cyclic, shift, mirrored, sc, placed_out)
     stats, memo = sc.stats, sc.memo
     for i in range(stats[0]):
         memo[sc.memo_used[i] * (KEY + 1) + KEY] = _EMPTY
@@ -1832,13 +1865,15 @@ def _answer(sc, cyclic, shift, mirrored, out, placed_out, spare):
     rows = _rows_of_path(sc.best_path, sc.best_took, sc.stats[1], out)
     if mirrored:
         _mirror_rows(out, rows)
-        copy_row(spare, placed_out)
-        _mirror(spare, placed_out)
     _place_jokers(out, rows, sc.stats[3], cyclic)
     if shift:
         _turn_rows(out, rows, shift)
+    if mirrored or shift:
         copy_row(spare, placed_out)
-        _turn(spare, NUMBERS - shift, placed_out)
+        for j in range(NUMBERS):
+            m = _source(j, shift, mirrored)
+            for k0 in range(0, KINDS, NUMBERS):
+                placed_out[k0 + m] = spare[k0 + j]
     return rows
 
 
@@ -1899,7 +1934,6 @@ def solve(table, pins, rack, objective, joker_value, g3max, cyclic, floor, cut, 
     first = space[CUT_LIMIT] if order.shape[0] > 1 else 0  # the first cut's budget
     limit = first
     rounds = 0  # 0: the first cut alone; then rounds of every cut
-    turned = space[_TURNED:_ORDER].reshape((6, KINDS + 1))
     attempt = 0
     direction = -1 if cut < 0 else (1 if cut >= NUMBERS else 0)
     reading = space[PROBE_LIMIT]  # where the first choice's progress is read
@@ -1910,7 +1944,7 @@ def solve(table, pins, rack, objective, joker_value, g3max, cyclic, floor, cut, 
     # One call of _search for every search (inlined once): step 0 the first choice and the
     # cuts after it in sc; steps 1 to last the probes in psc, then the one going on.
     step = 0
-    psc, p_placed, p_turned = sc, placed_out, turned  # made when the first is dear
+    psc, p_placed = sc, placed_out  # made when the first is dear
     p_n, p_rem, p_mirrored, p_shift = np.int64(0), np.int64(0), False, np.int64(0)
     n_needy, rem, mirrored, shift = np.int64(0), np.int64(0), False, np.int64(0)
     last = 0
@@ -1926,7 +1960,7 @@ def solve(table, pins, rack, objective, joker_value, g3max, cyclic, floor, cut, 
             budget = caller if limit == 0 or (0 < caller <= limit) else limit
             if probing:
                 budget = reading
-            cur, cur_turned, cur_placed, cur_resume, cur_shift = sc, turned, placed_out, resume, shift
+            cur, cur_placed, cur_resume, cur_shift = sc, placed_out, resume, shift
         else:
             # the choices after the first (the first cut the other way, the second cut),
             # then the one estimated cheapest going on, on a budget of its own
@@ -1934,10 +1968,10 @@ def solve(table, pins, rack, objective, joker_value, g3max, cyclic, floor, cut, 
             if step > last:
                 choice, budget, cur_resume = pick, PICK_FACTOR * cheapest, pick == last
             direction_now = 2 if choice % 2 else -1
-            cur, cur_turned, cur_placed, cur_shift = psc, p_turned, p_placed, order[choice // 2]
+            cur, cur_placed, cur_shift = psc, p_placed, order[choice // 2]
         if not cur_resume:
             cur_n, cur_rem, cur_mirrored = _setup(table, pins, rack, objective, joker_value, g3max, cyclic, cur_shift,
-                                                  direction_now, cur_turned, cur, cur_placed)
+                                                  direction_now, cur, cur_placed)
             if cur_n < 0:
                 if step == 0:
                     return -1, 0  # a table tile no meld can hold
@@ -1985,7 +2019,6 @@ def solve(table, pins, rack, objective, joker_value, g3max, cyclic, floor, cut, 
                 probe_space[FAIL_FIRST] = space[FAIL_FIRST]
                 psc = _scratch_of(probe_space, _HEAD)
                 p_placed = space[_PROBE_PLACED:_PROBE_PLACED + KINDS + 1]
-                p_turned = probe_space[_TURNED:_ORDER].reshape((6, KINDS + 1))
                 last = min(PROBES, 2 * order.shape[0] - 1)
                 step = 1
             continue
@@ -2002,5 +2035,5 @@ def solve(table, pins, rack, objective, joker_value, g3max, cyclic, floor, cut, 
             continue
         break
     stats[5] |= spent
-    rows = _answer(sc, cyclic, shift, mirrored, out, placed_out, turned[0])
+    rows = _answer(sc, cyclic, shift, mirrored, out, placed_out, space[_SPARE:_ORDER])
     return (best, rows) if rows >= 0 else (floor, -1)
