@@ -1113,14 +1113,16 @@ def _stranded(f, o, key, weights, pos, jokers, cyclic):
         sure = _surely_held(word, jokers, grouped)
         if held:
             sure &= ~(np.int64(0x11) << (4 * (NUMBERS - 2)))  # 12s and 13s: the runs across the cut take some
-        rest = (word & ~(sure * 15)) >> (4 * (n - 1))  # the numbers to count, n up
-        m = n - 1
-        while rest:
-            m += 1
-            here = rest & 15
-            rest >>= 4
-            if here == 0 or (m == n and c <= pos % COLOURS):
-                continue
+        rest = word & ~(sure * 15)  # the numbers to count (none below n has a tile left)
+        if c <= pos % COLOURS:  # the lowest tile, and the colours before it at its number (none left)
+            rest &= ~(np.int64(15) << (4 * (n - 1)))
+        # A bit at each number with a copy to count, taken lowest first: going through every
+        # number from n up, most with nothing to count, was half the count's time.
+        numbers = _copies_left(rest)
+        while numbers:
+            bit = numbers & -numbers
+            numbers ^= bit
+            m = (_DE_BRUIJN_PLACE[np.uint64(bit) * np.uint64(_DE_BRUIJN) >> np.uint64(58)] >> 2) + 1
             y = c * NUMBERS + m - 1
             table = f[y]
             need = table + o[y]
