@@ -152,10 +152,11 @@ class Solver:
 
         prepare(FAMILY.other_workload(TABLE_SOLVER))
         # the kernels called, kept (an import in each call was a third of a trivial solve's time)
-        self._solve, self._play, self._play_text = table.solve_here, tablecall.play, tablecall.play_text
+        self._solve, self._play, self._play_text = table.solve, tablecall.play, tablecall.play_text
         self.memo_bits = memo_bits or table.MEMO_BITS
         self.space = table.new_space(self.memo_bits)
-        self.out, self.placed = table.answer_views(self.space)  # run's answer: the table afterwards, the tiles placed
+        self.out = np.zeros((table.OUT_ROWS, MELD_FIELDS), dtype=np.int64)
+        self.placed = np.zeros(COUNTS_LEN, dtype=np.int64)
         # best_play's work arrays, and the table and rack read from text (play_text: meld
         # rows, rack counts, all tiles), in one buffer that play_text takes whole
         self.buffer = np.zeros(BUFFER, dtype=np.int64)
@@ -168,7 +169,6 @@ class Solver:
             raise RuntimeError(f"the table solver needs more memory than 2**{table.MAX_MEMO_BITS} positions")
         self.memo_bits = min(table.MAX_MEMO_BITS, self.memo_bits + 4)
         self.space = table.new_space(self.memo_bits)
-        self.out, self.placed = table.answer_views(self.space)
 
     def run(self, table_counts: np.ndarray, rack: np.ndarray, rules: Rules, objective: int,
             table_stands: bool = True, pins: np.ndarray | None = None, cut: int = -1,
@@ -183,7 +183,8 @@ class Solver:
             floor = 0 if table_stands else -1
         while True:
             weight, rows = self._solve(table_counts, pins, rack, objective, rules.joker_penalty,
-                                       rules.group_of_three_max_jokers, rules.wrap_runs, floor, cut, self.space)
+                                       rules.group_of_three_max_jokers, rules.wrap_runs, floor, cut, self.space,
+                                       self.out, self.placed)
             if weight != -2:
                 return weight, rows
             self._grow()

@@ -108,7 +108,7 @@ from collections import namedtuple
 import numpy as np
 
 from sim.jit import I1, I2, boolean, copy_row, i64, kernel, record_of
-from sim.solver.layout import F_COLOURS, F_FIRST, F_JOKERS, F_KEY, F_KIND, F_LEN, MELD_FIELDS, RUN, SET
+from sim.solver.layout import F_COLOURS, F_FIRST, F_JOKERS, F_KEY, F_KIND, F_LEN, RUN, SET
 from sim.tiles import JOKER, NUMBERS
 
 # The solver's kernels keep their machine code, so that callers link the IR that LLVM's code
@@ -239,11 +239,7 @@ _ORDER = _SPARE + KINDS + 1
 # a memo of 2**PROBE_MEMO_BITS slots, then the rack tiles its best play places. Kept here,
 # its memo emptied slot by slot as the first search's is, rather than allocated at every
 # solve that probes (a quarter of a megabyte filled, 12 us: 4% of a 99th-percentile solve).
-# The answer of a solve made from Python (see solve_here): the table afterwards as meld rows
-# and the rack tiles placed.
-_OUT = _ORDER + 2 * NUMBERS
-_PLACED_OUT = _OUT + OUT_ROWS * MELD_FIELDS
-_HEAD = (_PLACED_OUT + KINDS + 1 + 7) // 8 * 8
+_HEAD = (_ORDER + 2 * NUMBERS + 7) // 8 * 8
 _PROBE = _HEAD
 _PROBE_SPACE = _HEAD + (1 << PROBE_MEMO_BITS) * (KEY + 2)
 _PROBE_PLACED = _PROBE + _PROBE_SPACE
@@ -262,12 +258,6 @@ SCRATCH = record_of(Scratch, I1, I1, I1, I1, I1, I2, I1, I1, I1, I1, I2, I1, I1,
 # from there: the weight placed, the rack left, the best, the depth, the lowest tile, the
 # memo's mask; and the positions the whole search would visit, estimated from how much of
 # each depth's options it had tried (see _progress).
-
-
-def answer_views(space: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Where :func:`solve_here` leaves its answer in ``space``: the meld rows (``OUT_ROWS`` by
-    ``MELD_FIELDS``) and the rack tiles placed (a count vector)."""
-    return (space[_OUT:_PLACED_OUT].reshape(OUT_ROWS, MELD_FIELDS), space[_PLACED_OUT:_PLACED_OUT + KINDS + 1])
 
 
 def remembered_keys(space: np.ndarray) -> np.ndarray:
@@ -335,14 +325,14 @@ def _run_held(p, jokers, cyclic):
     return held & _ALL_NUMBERS
 
 
-@solver_kernel(inline=True)
+@solver_kernel(I1, I1, i64, i64, boolean, counted=False)
 def _held(f, o, jokers, g3max, cyclic):
     """For each colour, the numbers (a bit each, 1 to 13 from bit 0) whose tile a meld formed
     from the tiles left (table ``f`` and rack ``o`` alike) and ``jokers`` could hold: a
     group of its number, or a run of three of its colour, with jokers for the tiles
     missing; read only where a tile is left. Worked out on a bit per number: at every
     solve's start (twice with a joker in play), a loop over the kinds and the runs of three
-    was an eighth of a median solve's fixed cost."""
+    was an eighth of a median solve's fixed cost (jit-compiled)."""
     p0 = np.int64(0)
     p1 = np.int64(0)
     p2 = np.int64(0)
@@ -2062,11 +2052,3 @@ def solve(table, pins, rack, objective, joker_value, g3max, cyclic, floor, cut, 
     rows = _answer(sc, cyclic, shift, mirrored, out, placed_out, space[_SPARE:_ORDER])
     return (best, rows) if rows >= 0 else (floor, -1)
 
-
-@solver_kernel(I1, I1, I1, i64, i64, i64, boolean, i64, i64, SPACE, entry=True, counted=False)
-def solve_here(table, pins, rack, objective, joker_value, g3max, cyclic, floor, cut, space):
-    """:func:`solve` with its answer in ``space`` (:func:`answer_views`), for a caller in
-    Python: two arrays fewer to pass, a tenth of a microsecond of numba's dispatch a solve,
-    about 1% of a median one (jit-compiled)."""
-    return solve(table, pins, rack, objective, joker_value, g3max, cyclic, floor, cut, space,
-                 space[_OUT:_PLACED_OUT].reshape((OUT_ROWS, MELD_FIELDS)), space[_PLACED_OUT:_PLACED_OUT + KINDS + 1])
