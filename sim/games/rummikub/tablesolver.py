@@ -1117,7 +1117,7 @@ def _stranded(f, o, key, weights, pos, jokers, cyclic):
         if c <= pos % COLOURS:  # the lowest tile, and the colours before it at its number (none left)
             rest &= ~(np.int64(15) << (4 * (n - 1)))
         # A bit at each number with a copy to count, taken lowest first: going through every
-        # number from n up, most with nothing to count, was half the count's time.
+        # number from n up, most with nothing to count, was a tenth of the count's time.
         numbers = _copies_left(rest)
         while numbers:
             bit = numbers & -numbers
