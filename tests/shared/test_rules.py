@@ -66,6 +66,16 @@ def test_unknown_preset_lists_the_known_ones():
         sim.preset("rummy")
 
 
+def test_presets_given_are_a_copy_and_each_preset_is_the_same_frozen_rules():
+    # preset() reads the presets gathered once (a table play names one at each call)
+    given = sim.games.presets()
+    given["rummikub"] = sim.preset("rummy101")
+    del given["rummy101"]
+    assert sim.preset("rummikub").family == "rummikub"
+    assert "rummy101" in sim.games.presets()
+    assert sim.preset("rummikub") is sim.preset("rummikub")
+
+
 def test_rules_are_frozen():
     r = sim.preset("rummy101")
     with pytest.raises(AttributeError):
