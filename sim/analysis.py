@@ -32,7 +32,7 @@ import numpy as np
 import polars as pl
 
 from sim import chunks
-from sim.clusters import cluster_sums, dense_codes
+from sim.clusters import cluster_sums, dense_codes, stretch_sums
 from sim.errors import DatasetError
 from sim.games import family_of_manifest, rules_from_dict, rules_from_json
 from sim.rules import Rules
@@ -194,10 +194,19 @@ def _with_rounds(players: pl.DataFrame, rounds: pl.DataFrame, keys: Sequence[str
     written and every player's round is there, which is three times quicker than joining."""
     rid, pid = rounds["round_id"].to_numpy(), players["round_id"].to_numpy()
     shared = set(players.columns) & set(rounds.columns) - {"round_id", *keys}  # a join would suffix them
-    if not shared and rid.size and pid.size and np.all(rid[1:] > rid[:-1]) and np.all(pid[1:] >= pid[:-1]):
-        at = np.searchsorted(rid, pid)
-        if np.array_equal(rid[np.minimum(at, rid.size - 1)], pid):
+    if not shared and rid.size and pid.size and np.all(rid[1:] > rid[:-1]):
+        # Every round with players, in order: a player's round is its stretch's number (a sum
+        # of where the id steps up), quicker than seeking each id
+        step = np.empty(pid.size, dtype=np.int64)
+        step[0] = 0
+        np.greater(pid[1:], pid[:-1], out=step[1:])
+        at = np.cumsum(step, out=step)
+        if int(at[-1]) + 1 == rid.size and np.array_equal(rid[at], pid):
             return players.hstack(rounds.drop("round_id", *keys)[at])
+        if np.all(pid[1:] >= pid[:-1]):  # some rounds without players
+            at = np.searchsorted(rid, pid)
+            if np.array_equal(rid[np.minimum(at, rid.size - 1)], pid):
+                return players.hstack(rounds.drop("round_id", *keys)[at])
     return players.join(rounds, on=["round_id", *keys], how="left", maintain_order="left")
 
 
@@ -336,36 +345,44 @@ class _Runs:
 
     cluster: np.ndarray
     variant: np.ndarray
-    group: np.ndarray
+    group: np.ndarray | None  # None: grouped by variant alone, each variant's group in ``variant_group``
     groups: pl.DataFrame
     data: pl.DataFrame
+    variant_group: np.ndarray | None = None
 
     def moments(self, names: list[str]) -> pl.DataFrame | None:
         """Each group's cluster statistics of each column of ``names`` (nulls left out), as
         :func:`clustered_intervals_many` names them (``{name}_n``, ``_sy``, ``_syy``, ``_sym``,
         ``_smm``, ``_g``); None when a cluster's rows are not side by side after all."""
-        parts = []
-        for at in range(0, len(names), 4):  # a few values a pass: a value is 8 bytes a row
-            x = np.empty((len(names[at:at + 4]), self.data.height))
-            for row, name in zip(x, names[at:at + 4], strict=True):
-                col = self.data[name]  # copied once, as float (nulls as NaN)
-                row[:] = (col.cast(pl.Float64) if col.null_count() else col).to_numpy()
-            sums = cluster_sums(self.cluster, self.variant, self.group, np.arange(self.groups.height), x)
-            if sums is None:
-                return None
-            parts.append(sums)
-        cells, groups = (np.concatenate([p[i] for p in parts]) for i in (0, 1))
+        # The flags (a boolean column, no nulls: most of a report's values) a byte a row, the
+        # others as floats (nulls as NaN), a few values a pass: a fresh array of the rows' length
+        # costs a question its copying and the kernel's zeroing of its pages
+        flags = [n for n in names if self.data.schema[n] == pl.Boolean and not self.data[n].null_count()]
+        rest = [n for n in names if n not in flags]
+        found = {}
+        for kind, chosen, per in ((np.uint8, flags, 8), (np.float64, rest, 4)):
+            for at in range(0, len(chosen), per):
+                part = chosen[at:at + per]
+                x = np.empty((len(part), self.data.height), dtype=kind)
+                for row, name in zip(x, part, strict=True):
+                    col = self.data[name]  # copied once
+                    row[:] = (col.cast(pl.Float64) if col.null_count() else col).to_numpy()
+                sums = cluster_sums(self.cluster, self.variant, self.group, np.arange(self.groups.height), x,
+                                    self.variant_group)
+                if sums is None:
+                    return None
+                found.update({name: (sums[0][v], sums[1][v]) for v, name in enumerate(part)})
         return self.groups.with_columns(
-            pl.Series(f"{name}_{s}", part[v, i])
-            for v, name in enumerate(names)
-            for s, part, i in (("n", groups, 1), ("sy", cells, 0), ("syy", cells, 1), ("sym", cells, 2),
-                               ("smm", groups, 2), ("g", groups, 0)))
+            pl.Series(f"{name}_{s}", found[name][j][i])
+            for name in names
+            for s, j, i in (("n", 1, 1), ("sy", 0, 0), ("syy", 0, 1), ("sym", 0, 2), ("smm", 1, 2), ("g", 1, 0)))
 
     def category_moments(self, category: str, sums: list[str]) -> pl.DataFrame | None:
         """Each group's categories with their cluster statistics, as :func:`category_shares`
         gathers them: per category ``_sy``, ``_syy``, ``_sym`` and the plain sums of ``sums``;
         per group ``_g``, ``_n``, ``_smm``. None when the categories are too many to count in
-        an array, or a cluster's rows are not side by side after all."""
+        an array, or a cluster's rows are not side by side after all. Spends the runs: their
+        group codes become the cells' codes."""
         found = _codes(self.data.select(category))
         if found is None:
             return None
@@ -373,8 +390,12 @@ class _Runs:
         cats = self.data.select(category)[first]
         ncat = cats.height
         cells = self.groups.height * ncat
-        cell = self.group * ncat + cat
-        counted = cluster_sums(self.cluster, self.variant, cell, np.arange(cells) // ncat, np.ones((1, cell.size)))
+        # the groups' codes made the cells' in place: no array of the rows' length more
+        cell = self.variant_group[self.variant] if self.group is None else self.group
+        cell *= ncat
+        cell += cat
+        counted = cluster_sums(self.cluster, self.variant, cell, np.arange(cells) // ncat,
+                               np.ones((1, cell.size), dtype=np.uint8))
         if counted is None:
             return None
         per_cell, per_group = counted[0][0], counted[1][0]
@@ -403,11 +424,30 @@ def _cluster_runs(ds: Dataset, lf: pl.LazyFrame, group: list[str], values: dict[
     if df[ds.cluster].null_count():
         return None
     variant = df[VARIANT].to_numpy()
-    found = _codes(df.select([g for g in group if g not in ds.keys]), variant)  # group holds the variant's columns
+    extra = [g for g in group if g not in ds.keys]  # group holds the variant's columns
+    if not extra:  # a group a variant: no code a row
+        variant_group, first = _variant_groups(variant)
+        return _Runs(df[ds.cluster].to_numpy(), variant, None, df.select(group)[first], df.drop(group, VARIANT),
+                     variant_group)
+    found = _codes(df.select(extra), variant)
     if found is None:
         return None
     code, first = found
     return _Runs(df[ds.cluster].to_numpy(), variant, code, df.select(group)[first], df.drop(group, VARIANT))
+
+
+def _variant_groups(variant: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each variant number's group, those present numbered from 0 in the order of the numbers
+    (as :func:`_codes` numbers them), and each group's first row: read where the number
+    changes, the rows coming a variant at a time (:func:`in_memory`; one met again is refused
+    by :func:`sim.clusters.cluster_sums`)."""
+    if variant.size == 0:
+        return np.zeros(1, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    starts = np.r_[0, np.flatnonzero(variant[1:] != variant[:-1]) + 1]
+    present, at = np.unique(variant[starts], return_index=True)
+    variant_group = np.zeros(int(present[-1]) + 1, dtype=np.int64)
+    variant_group[present] = np.arange(present.size)
+    return variant_group, starts[at]
 
 
 def _per_cluster(ds: Dataset, lf: pl.LazyFrame, group: list[str], query) -> pl.LazyFrame:
@@ -909,37 +949,39 @@ def _round_sums(ds: Dataset, rounds: pl.LazyFrame, won: pl.Expr, lost: pl.Expr) 
     p = ds.players.select(
         VARIANT, "round_id", "score", (pl.col("open_turn") <= 3).fill_null(False).alias("by_3"),
         (~pl.col("opened")).alias("never"), lost.alias("lost"), (pl.col("seat") == 0).alias("first_seat"),
-        won.alias("won"), (pl.col("winner_seat") == 0).fill_null(False).cast(pl.Float64).alias("first_won"),
-        pl.col("winner_seat").is_not_null().cast(pl.Float64).alias("someone_won")).collect()
+        won.alias("won"), (pl.col("winner_seat") == 0).fill_null(False).alias("first_won"),
+        pl.col("winner_seat").is_not_null().alias("someone_won"),
+        pl.when(lost).then(-pl.col("score").cast(pl.Int64)).otherwise(0).alias("lost_score")).collect()
     if (p.height == 0 or not p.schema["score"].is_integer()  # a share of a tie (K-END-2): polars sums it
-            or sum(p[c].null_count() for c in ("score", "never", "first_seat", "lost", "won"))):
+            or sum(p[c].null_count() for c in ("score", "never", "first_seat", "lost", "won", "by_3"))):
         return None
     order = ds.rounds.select(VARIANT, "round_id").collect()
     start = _stretch_starts(p, [VARIANT, "round_id"])
     if not p[start].select(VARIANT, "round_id").equals(order):  # a round's players side by side, rounds in order
         return None
     count = np.diff(np.r_[start, p.height])
-
-    def per_round(col: str | np.ndarray) -> np.ndarray:
-        return np.add.reduceat(p[col].to_numpy() if isinstance(col, str) else col, start, dtype=np.int64)
-
-    score = p["score"].to_numpy()
-    first_seat, won_rows = p["first_seat"].to_numpy(), p["won"].to_numpy()
-    winners = per_round("won")
-    if np.any(per_round("first_seat") != 1) or np.any(winners > 1):
+    summed = ("won", "first_seat", "lost", "by_3", "never")
+    flags = np.empty((len(summed), p.height), dtype=np.uint8)  # a byte a row: the rows are tens of millions
+    for row, name in zip(flags, summed, strict=True):
+        row[:] = p[name].to_numpy()
+    sums, lost_score = stretch_sums(start, flags, p["lost_score"].to_numpy())
+    del flags
+    winners, first_seats, den = sums[0], sums[1], sums[2].astype(float)
+    if np.any(first_seats != 1) or np.any(winners > 1):
         return None
-    lost_rows = p["lost"].to_numpy()
-    num, den = per_round(np.where(lost_rows, -score.astype(np.int64), 0)).astype(float), per_round("lost").astype(float)
+    score = p["score"].to_numpy()
+    num = lost_score.astype(float)
     gain = np.zeros(start.size, dtype=score.dtype)
-    gain[winners == 1] = score[won_rows]  # at most one a round, in the order of the rounds
-    first_won, someone_won = p["first_won"].to_numpy()[start], p["someone_won"].to_numpy()[start]
+    gain[winners == 1] = score[p["won"].to_numpy()]  # at most one a round, in the order of the rounds
+    first_won = p["first_won"].to_numpy()[start].astype(float)
+    someone_won = p["someone_won"].to_numpy()[start].astype(float)
     with np.errstate(invalid="ignore", divide="ignore"):
         penalty = num / den
     dtype = p.schema["score"]
     return rounds.collect().with_columns(
-        pl.Series("opened_by_3", per_round("by_3") / count), pl.Series("never_opened", per_round("never") / count),
+        pl.Series("opened_by_3", sums[3] / count), pl.Series("never_opened", sums[4] / count),
         pl.Series("mean_penalty", penalty, nan_to_null=True), pl.Series(f"mean_penalty{NUM}", num),
-        pl.Series(f"mean_penalty{DEN}", den), pl.Series("seat0_score", score[first_seat], dtype=dtype),
+        pl.Series(f"mean_penalty{DEN}", den), pl.Series("seat0_score", score[p["first_seat"].to_numpy()], dtype=dtype),
         pl.Series("seat0_win", first_won), pl.Series("seat0_edge", first_won - someone_won / count),
         pl.Series("winner_gain", gain, dtype=dtype))
 

@@ -229,6 +229,7 @@ U1 = array(u64, 1)
 F1, F2, F3 = (array(types.float64, n) for n in (1, 2, 3))  # F2: the expert bots' tuning constants (a row a seat)
 I1_READ, F2_READ = array(i64, 1, readonly=True), array(types.float64, 2, readonly=True)
 U16_READ = array(types.uint16, 1, readonly=True)  # a dataset's variant numbers (sim.analysis.in_memory)
+U8_2_READ = array(types.uint8, 2, readonly=True)  # a report's shares, a byte a row (sim.clusters)
 
 
 def tuple_of(*members):

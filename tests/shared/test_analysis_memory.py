@@ -179,6 +179,53 @@ def test_dense_codes_number_the_codes_present_in_order(codes, spare):
     assert dense.tolist() == inverse.tolist() and first.tolist() == index.tolist()
 
 
+@given(st.lists(st.tuples(st.integers(0, 1), st.integers(0, 3), st.integers(0, 2), st.booleans(), st.booleans()),
+                min_size=1, max_size=80))
+def test_cluster_sums_of_flags_as_bytes_are_those_of_floats(rows):
+    """Values of 0 or 1 (a share) summed a byte a row, as the report's questions pass them,
+    give every cell's and group's statistics of the same values as floats, to the bit; and
+    booleans are read as bytes. Cells given by variant are those given row by row."""
+    from sim.clusters import cluster_sums
+
+    rows = sorted(rows)  # a variant's rows together, a cluster's rows side by side
+    variant, cluster, cell, a, b = (np.array(c) for c in zip(*rows, strict=True))
+    flags = np.stack([a, b]).astype(np.uint8)
+    group_of = np.array([0, 0, 1])
+    as_floats = cluster_sums(cluster, variant, cell, group_of, flags.astype(np.float64))
+    for x in (flags, flags.astype(np.bool_)):
+        as_bytes = cluster_sums(cluster, variant, cell, group_of, x)
+        assert all(np.array_equal(f, g) for f, g in zip(as_floats, as_bytes, strict=True))
+    assert as_floats[1][0, 1].sum() == len(rows)  # every row counted once in its group
+    # grouped by variant alone: each variant's cell, no cell a row
+    variant_cell = np.array([1, 0])
+    by_row = cluster_sums(cluster, variant, variant_cell[variant], group_of, flags)
+    by_variant = cluster_sums(cluster, variant, None, group_of, flags, variant_cell=variant_cell)
+    assert all(np.array_equal(f, g) for f, g in zip(by_row, by_variant, strict=True))
+    with pytest.raises(ValueError, match="each variant's cell"):
+        cluster_sums(cluster, variant, None, group_of, flags, variant_cell=np.array([0, 3]))
+
+
+@given(st.lists(st.tuples(st.integers(1, 5), st.integers(-300, 300), st.booleans(), st.booleans()), max_size=40))
+def test_stretch_sums_are_numpy_s_sums_of_each_stretch(rows):
+    """A round's players summed in one pass (``_round_sums``' flags and penalties) are numpy's
+    ``add.reduceat`` over the same stretches; starts not from 0 or not increasing are refused."""
+    from sim.clusters import stretch_sums
+
+    lengths = [r[0] for r in rows]
+    start = np.cumsum([0, *lengths])[:-1].astype(np.int64)
+    n = sum(lengths)
+    values = np.array([v for r in rows for v in [r[1]] * r[0]], dtype=np.int64)
+    flags = np.array([[f for r in rows for f in [r[k]] * r[0]] for k in (2, 3)], dtype=np.bool_).reshape(2, n)
+    flag_sums, value_sums = stretch_sums(start, flags, values)
+    if rows:
+        assert value_sums.tolist() == np.add.reduceat(values, start).tolist()
+        assert flag_sums.tolist() == [np.add.reduceat(f, start, dtype=np.int64).tolist() for f in flags]
+        with pytest.raises(ValueError, match="increasing"):
+            stretch_sums(start[::-1].copy() if start.size > 1 else start + 1, flags, values)
+    else:
+        assert flag_sums.shape == (2, 0) and value_sums.size == 0
+
+
 @given(st.lists(st.floats(-1e6, 1e6, allow_nan=False), min_size=1, max_size=50))
 def test_cluster_statistics_of_clusters_of_one_are_the_plain_sums(values):
     """Every value its own cluster (the rounds of a run): the statistics skip the grouping,
