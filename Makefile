@@ -87,9 +87,9 @@ lab: $(VENV)/.dev $(NB)/.done
 		$(if $(filter 0,$(shell id -u)),--allow-root) notebooks
 
 # The reference report (reports/reference): about 22 million rounds and 20 million dealt
-# racks, about 45 minutes on 2 cores, then the report step, 1 min 33 s and 12.8 GB of memory
-# at its peak (2026-12-05; 2 min 39 s that morning, 6 min 26 s before in_memory). Reruns skip what
-# data/reference already holds.
+# racks, 35 to 45 minutes on 2 cores, then the report step, 1 min 14 s (median of six runs) and
+# 12.8 GB of memory at its peak (2026-12-07, an AMD EPYC; 1 min 33 s on 2026-12-05's machine, 2 to
+# 3 min on slower ones, 6 min 26 s before in_memory). Reruns skip what data/reference already holds.
 REF := data/reference
 reference-report: $(VENV)/.core
 	$(BIN)/sim sweep --grid players=2,3,4 --grid threshold_mode=fixed,increasing \
