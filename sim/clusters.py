@@ -11,7 +11,13 @@ each cluster and cell the pass sums ``y`` (the row values, NaN left out) and cou
 it adds to the cell's totals ``(Σy, Σy², Σy·m)`` and to the group's ``(clusters, Σm, Σm²)``
 (:data:`sim.stats.CLUSTER_FIELDS`), in row order, so the sums are those of
 :func:`numpy.bincount` over the same rows. The cells are numbered from 0 by
-:func:`dense_codes`, the combinations of a question's group columns that occur.
+:func:`dense_codes`, the combinations of a question's group columns that occur, or given
+by variant where the groups are the variants themselves.
+
+What a report reads most is shares (booleans): they are read a byte a row, not as floats,
+since at the reference's scale a question's time goes as much to the arrays of the rows'
+length it makes as to the sums. :func:`stretch_sums` adds each round's players up the same
+way, for the metrics of every round.
 """
 
 from __future__ import annotations
