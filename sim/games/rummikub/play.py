@@ -147,8 +147,10 @@ def play_chunk(rules: Rules, seed: int, start: int, count: int, policies: np.nda
     ``duplicate``: deals played once per seat rotation; ``tune``: the expert's constants
     per seat (None: its defaults)."""
     from sim.games.rummikub import engine as e
+    from sim.games.rummikub.tableplay import load_solve_first
 
     prepare(FAMILY.workload, progress)
+    load_solve_first()  # before the engine's kernels: they then run the solver's own code (twice as fast)
     out_r = np.zeros((count, e.R_LEN), dtype=np.int64)
     out_p = np.zeros((count, rules.players, e.P_LEN), dtype=np.int64)
     _Engine(rules, duplicate).play(seed, start, count, policies, seat_tune(EXPERT_PARAMS, rules.players, tune),
