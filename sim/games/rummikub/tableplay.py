@@ -229,16 +229,19 @@ def load_solve_first() -> None:
     """Load the table solver's own machine code (:func:`~sim.games.rummikub.tablesolver.solve`,
     one trivial solve) before any kernel that links it is loaded from the cache: the round
     engine, the turn, the text reader, the batch. Loaded, they all run the copy of the search
-    in the first library that held it (its functions are shared by name), and on an AMD EPYC
-    (2026-12-07) the solve's own copy ran twice as fast as the text reader's: the free solve
-    14.5 against 30.0 us median on the bench's first 300 positions, the public call 10.4
-    against 15.7, four-player rounds 1,565-1,597 against 1,050-1,107 a second. Once a
+    in the first library that held it (read from timings: the load order alone changed the
+    speed of every call), and on an AMD EPYC (2026-12-07) the solve's own copy ran twice as
+    fast as the text reader's: the free solve 14.5 against 30.0 us median on the bench's
+    first 300 positions, the public call 10.4 against 15.7, four-player rounds 1,427-1,466
+    against 1,050-1,107 a second. Once a
     process; every path to the solver calls it first (:class:`Solver`, the round engine's
     :func:`~sim.games.rummikub.play.play_chunk`)."""
     from sim.games.rummikub import tablesolver as table
 
     table.solve(_NO_PINS, _NO_PINS, _NO_PINS, 1, 0, 1, False, 0, -1, table.new_space(table.MEMO_BITS),
                 np.zeros((table.OUT_ROWS, MELD_FIELDS), dtype=np.int64), np.zeros(COUNTS_LEN, dtype=np.int64))
+
+
 _SOLVER: list[Solver] = []
 
 
