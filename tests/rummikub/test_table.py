@@ -1141,7 +1141,7 @@ def test_k_play_1_the_tile_placed_first_at_a_number_has_the_fewest_options(posit
             x = c * NUMBERS + n
             if f[x] + o[x]:
                 counts[c] = tablesolver._options.py_func(f, o, nothing, np.full(2, -1), key, x, 0, 1,
-                                                         1 if f[x] == 0 else 0, False, np.zeros(OPEN, np.int64),
+                                                         1 if f[x] == 0 else 0, False, False, np.zeros(OPEN, np.int64),
                                                          np.zeros(OPTIONS, np.int64))
         chosen = tablesolver._fail_first.py_func(f, o, key, pos, 0)
     assert chosen // COLOURS == n
@@ -1475,3 +1475,51 @@ def test_the_solvers_own_code_is_loaded_before_the_kernels_that_link_it():
                               cwd=Path(__file__).resolve().parents[2], timeout=600)
         assert done.returncode == 0, f"{name}: {done.stderr}"
         assert done.stdout.split()[-2:] == ["0", "1"], name
+
+
+def test_k_joker_2_free_jokers_before_a_run_of_three_only_where_no_run_of_three_starts_at_its_tile(monkeypatch):
+    """A run of three with jokers below its lowest tile x (tablesolver._options), such as
+    ``J(R4) R5 R6``, holds the tiles of the run from x with the jokers above it, ``R5 R6
+    J(R7)``, which does all the other can (it may go on past R7, and leaves free jokers as
+    much room), and gives way in turn to ``R5 R6 R7`` where an R7 is left: so only runs
+    from x are searched, the jokers above it, unless x is a 12 or a 13, where no run of
+    three starts. A free joker and ``R12 R13`` make a table, searched either way; a rack
+    R11 and R8 are placed beside jokers (the brute force agrees). A search stopped on a
+    budget (the expert's) or probing cuts (``wrap_runs``) still tries every such run
+    (``above`` false), so the plays the references were played with stay as they were."""
+    from sim.games.rummikub.tableplay import Solver, read_table, table_counts
+    from sim.games.rummikub.tablesolver import KINDS, OPTIONS
+
+    kernel = _in_python(monkeypatch, "_options", "_read_runs", "_run_options", "_number_at", "_pinned_numbers",
+                        "_far_part", "_missing")
+
+    def runs(tiles, jokers, x, above=True):  # (first, length, joker positions) of the runs that may hold x
+        f, o = _counts(tiles)
+        f[KINDS] = jokers
+        out = np.zeros(OPTIONS, dtype=np.int64)
+        n = kernel(f, o, np.zeros(KINDS + 1, dtype=np.int64), np.full(2, -1, dtype=np.int64),
+                   _with_tiles(f, o, _runs_key(0)), x, jokers, 1, 0, False, above, np.zeros(4, dtype=np.int64), out)
+        return {(int(opt >> 4) & 15, int(opt >> 8) & 7, int(opt >> 11) & 31) for opt in out[:n] if opt & 3 == 2}
+
+    r5, r11, r12 = 4, 10, 11  # the kinds of R5, R11 and R12
+    for tiles, jokers, x, low, high in [("R5 R6", 1, r5, (4, 3, 0b001), (5, 3, 0b100)),
+                                        ("R5", 2, r5, (3, 3, 0b011), (5, 3, 0b110)),
+                                        ("R5", 2, r5, (4, 3, 0b101), (5, 3, 0b110)),
+                                        ("R11 R12", 1, r11, (10, 3, 0b001), (11, 3, 0b100))]:
+        found = runs(tiles, jokers, x)
+        assert low not in found and high in found, (tiles, jokers, found)
+        assert {low, high} <= runs(tiles, jokers, x, above=False), (tiles, jokers)
+    assert (5, 3, 0) in runs("R5 R6 R7", 1, r5) and (4, 3, 0b001) not in runs("R5 R6 R7", 1, r5)
+    assert (11, 3, 0b001) in runs("R12 R13", 1, r12) and (10, 3, 0b011) in runs("R12", 2, r12)
+    free = VARIANTS["free"]
+    for table, rack in [("J(R11) R12 R13", ""), ("J(R11) R12 R13; B12 K12 Y12", "R11"), ("R5 R6 J(R7)", "R8"),
+                        ("J(R4) R5 R6; R7 B7 K7", "")]:
+        melds = read_table(table.split("; "), free)
+        counts = table_counts(melds)
+        r = np.array(parse_rack(rack).counts if rack else [0] * (KINDS + 1), dtype=np.int64)
+        expected = best_play(meld_counts(melds), list(r), free, "tiles")
+        for cut in (0, 13):  # from 1 up, and from 13 down
+            solver = Solver()
+            weight, n = solver.run(counts, r, free, 1, table_stands=False, cut=cut)
+            _check_solve(solver, max(weight, 0), n, expected, melds, free, (table, rack, cut))
+            assert n >= 0, (table, rack, cut)
