@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 import sim
@@ -1019,12 +1019,20 @@ def _positions_left(draw):
     return f, o, key, pos, draw(st.integers(0, 2)), draw(st.booleans())
 
 
+# B10 (rack) B11 B12 left, no free joker, a B run across the cut owed one tile (_OWED | 1 in
+# colour B's byte): its part before the cut takes the one B12, so B11 has no run of three.
+_B11_BESIDE_A_HELD_12 = (*_counts("B11 B12 +B10"), np.array([0, 0, 0, 0, 0, 33 << 32, 0]), 37, 0, True)
+
+
 @settings(max_examples=400, deadline=None)
 @given(_positions_left())
+@example(_B11_BESIDE_A_HELD_12)
 def test_k_play_1_stranded_tiles_read_on_the_key_as_counted_tile_by_tile(position):
     """tablesolver._stranded passes over, on the key's tile words, the tiles a group or a run
     surely holds (_surely_held); what it returns is what counting every tile one by one
-    returns, on any tiles left, open runs, free jokers, with and without wrap-around runs."""
+    returns, on any tiles left, open runs, free jokers, with and without wrap-around runs.
+    Found by hypothesis (2026-12-08): with a run across the cut holding a 12, the words read
+    an 11 as held by a run of three through that 12, which it cannot have (the example)."""
     f, o, key, pos, jokers, cyclic = position
     key = _with_tiles(f, o, key)
     with _kernels_in_python(*_STRANDED_HELPERS) as tablesolver:

@@ -1125,7 +1125,9 @@ def _stranded(f, o, key, weights, pos, jokers, cyclic):
         word = key[c]
         sure = _surely_held(word, jokers, grouped)
         if held:
-            sure &= ~(np.int64(0x11) << (4 * (NUMBERS - 2)))  # 12s and 13s: the runs across the cut take some
+            # 12s and 13s: the runs across the cut take some; and the 10s and 11s, whose runs of
+            # three the key's words would read through those 12s
+            sure &= ~(np.int64(0x1111) << (4 * (NUMBERS - 4)))
         rest = word & ~(sure * 15)  # the numbers to count (none below n has a tile left)
         if c <= pos % COLOURS:  # the lowest tile, and the colours before it at its number (none left)
             rest &= ~(np.int64(15) << (4 * (n - 1)))
