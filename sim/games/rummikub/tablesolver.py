@@ -586,13 +586,14 @@ def _options(f, o, pin, pin_kinds, key, x, jokers, g3max, may_leave, cyclic, abo
       12 or a 13 (no run of three starts there): ``J(R4) R5 R6`` holds the tiles of ``R5
       R6 J(R7)``, which may go on past R7 and leaves free jokers as much room (below R5,
       where the other stood), and where an R7 is left, that run gives way to ``R5 R6 R7``
-      as above. Where no bound joker is left (see above). The search passes ``above`` only
-      where it searches through (no budget, no cut of wrap-around runs): a search stopped
-      on a budget, or probing other cuts, returns the best play it has found by then, and
-      the plays the references were played with stay as they were until those are played
-      again (issue 26). On the bench's 20,000 positions of ``joker_moves=free`` rounds,
-      positions visited: mean 270.7 to 217.8, 99th percentile 3,285 to 2,545, the same best
-      plays; the standard game's and ``wrap_runs``' positions barely have such runs.
+      as above; only where no bound joker is left, whose copies that swap may not hold.
+      The search passes ``above`` only where it searches through (no budget, no cut of
+      wrap-around runs): a search stopped on a budget, or probing other cuts, returns the
+      best play found by then, which dropping those runs changes among plays of equal
+      worth, and the references were played with them (issue 26: to be played again). On
+      the bench's 20,000 positions of ``joker_moves=free`` rounds, positions visited: mean
+      270.7 to 217.8, 99th percentile 3,285 to 2,545, the same best plays; the standard
+      game's and ``wrap_runs``' positions barely have such runs.
     Longer melds come first: they place more, so good plays are found early."""
     c = x // NUMBERS
     n = x % NUMBERS + 1
