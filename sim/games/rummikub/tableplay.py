@@ -233,9 +233,8 @@ def load_solve_first() -> None:
     speed of every call), and on an AMD EPYC (2026-12-07) the solve's own copy ran twice as
     fast as the text reader's: the free solve 14.5 against 30.0 us median on the bench's
     first 300 positions, the public call 10.4 against 15.7, four-player rounds 1,427-1,466
-    against 1,050-1,107 a second. Once a
-    process; every path to the solver calls it first (:class:`Solver`, the round engine's
-    :func:`~sim.games.rummikub.play.play_chunk`)."""
+    against 1,050-1,107 a second. Once a process; every path to the solver calls it first
+    (:class:`Solver`, the round engine's :func:`~sim.games.rummikub.play.play_chunk`)."""
     from sim.games.rummikub import tablesolver as table
 
     table.solve(_NO_PINS, _NO_PINS, _NO_PINS, 1, 0, 1, False, 0, -1, table.new_space(table.MEMO_BITS),
